@@ -1,0 +1,96 @@
+//===- Target.h - Target strings and hardware descriptions ------*- C++ -*-===//
+//
+// A target string (`cpu`, `cpu:a64fx`, `cuda:sm_90`, `rocm:gfx942`, ...) names
+// the machine ke schedules and generates code for. parseTarget turns it into
+// a TargetDescription: what sketch rules, samplers and code generation need to
+// know about the hardware. See docs/targets.md for every accepted form.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KE_TARGET_TARGET_H
+#define KE_TARGET_TARGET_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <string>
+
+namespace ke {
+
+/// The family of a target; it picks the sketch rules and the lowering.
+enum class TargetFamily { Cpu, Cuda, Rocm };
+
+/// Returns "cpu", "cuda" or "rocm".
+llvm::StringRef stringifyTargetFamily(TargetFamily family);
+
+/// CPU properties. Sizes are in bytes; caches are per core unless named
+/// otherwise.
+struct CpuDescription {
+  /// Cores used for parallel loops (physical cores where known).
+  unsigned cores = 1;
+  /// Widest SIMD register in bits (SSE 128, AVX2 256, AVX-512 and A64FX 512).
+  unsigned vectorBits = 128;
+  /// True when the vector length is only known at run time (scalable SVE);
+  /// vectorBits is then the architectural minimum.
+  bool scalableVectors = false;
+  uint64_t l1dBytes = 32 * 1024;
+  uint64_t l2Bytes = 1024 * 1024;
+  /// How many cores share one L2 (12 on A64FX, whose L2 serves a core
+  /// memory group; 1 where each core has its own).
+  unsigned l2SharedByCores = 1;
+  /// Last-level cache shared by all cores (0 when there is none).
+  uint64_t l3Bytes = 0;
+};
+
+/// GPU properties, per block and per multiprocessor (SM on NVIDIA, CU on AMD).
+struct GpuDescription {
+  /// Streaming multiprocessors (NVIDIA) or compute units (AMD).
+  unsigned multiprocessors = 0;
+  /// Threads that execute in lock step: 32 on NVIDIA, 64 on CDNA.
+  unsigned warpSize = 32;
+  unsigned maxThreadsPerBlock = 1024;
+  /// Shared memory (LDS) one block may use, with the opt-in carve-out.
+  uint64_t sharedMemoryPerBlockBytes = 48 * 1024;
+  /// 32-bit registers per multiprocessor and the most one thread may use.
+  unsigned registersPerMultiprocessor = 65536;
+  unsigned maxRegistersPerThread = 255;
+};
+
+/// Everything ke knows about a target. Exactly one of `cpu` or `gpu` is
+/// meaningful, as `family` says.
+struct TargetDescription {
+  /// The string the target was parsed from, normalized (e.g. "cuda:sm_90").
+  std::string name;
+  TargetFamily family = TargetFamily::Cpu;
+  /// LLVM target triple, e.g. "x86_64-unknown-linux-gnu".
+  std::string triple;
+  /// LLVM CPU / chip name: "skylake-avx512", "a64fx", "sm_90", "gfx942".
+  std::string chip;
+  /// LLVM feature string, e.g. "+avx2,+fma" or "+ptx80".
+  std::string features;
+  /// True when the description was read off this machine (`cpu`).
+  bool detectedFromHost = false;
+  CpuDescription cpu;
+  GpuDescription gpu;
+
+  bool isCpu() const { return family == TargetFamily::Cpu; }
+  bool isGpu() const { return family != TargetFamily::Cpu; }
+};
+
+/// Parses a target string. Fails with a message that lists the valid forms.
+llvm::Expected<TargetDescription> parseTarget(llvm::StringRef spec);
+
+/// The target strings ke accepts, one line each, for help and error texts.
+std::string describeValidTargets();
+
+/// Describes the machine ke runs on (what `cpu` means).
+TargetDescription detectHostTarget();
+
+/// The description as JSON, for `ke-opt target` and the tuning database.
+llvm::json::Value toJSON(const TargetDescription &target);
+
+} // namespace ke
+
+#endif // KE_TARGET_TARGET_H

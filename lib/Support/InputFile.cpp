@@ -1,0 +1,32 @@
+//===- InputFile.cpp - Reading MLIR inputs with located errors ------------===//
+
+#include "ke/Support/InputFile.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+
+using namespace mlir;
+
+bool ke::isBlankInput(llvm::StringRef buffer) { return buffer.trim().empty(); }
+
+OwningOpRef<ModuleOp> ke::parseInputFile(llvm::StringRef filename,
+                                         MLIRContext &context,
+                                         llvm::SourceMgr &sourceMgr) {
+  std::string message;
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      openInputFile(filename, &message);
+  if (!buffer) {
+    emitError(FileLineColLoc::get(&context, filename, 0, 0))
+        << "cannot open input file: " << message;
+    return nullptr;
+  }
+  bool blank = isBlankInput(buffer->getBuffer());
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  if (blank) {
+    emitError(FileLineColLoc::get(&context, filename, 1, 1))
+        << "input file is empty: expected MLIR operations";
+    return nullptr;
+  }
+  return parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+}

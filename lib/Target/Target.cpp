@@ -1,0 +1,215 @@
+//===- Target.cpp - Target strings and hardware descriptions --------------===//
+
+#include "ke/Target/Target.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace ke;
+using llvm::StringRef;
+
+namespace {
+
+/// A named CPU model ke knows without asking the host.
+struct CpuModel {
+  StringRef name;
+  StringRef triple;
+  StringRef chip;
+  StringRef features;
+  CpuDescription cpu;
+  /// True when core counts and caches should come from the host if the host
+  /// has the same architecture: these names describe an ISA level, not a
+  /// machine (cpu:x86-64-v3 is "this kind of x86 machine, restricted to AVX2").
+  bool hostShaped;
+};
+
+constexpr uint64_t KiB = 1024, MiB = 1024 * 1024;
+
+const CpuModel kCpuModels[] = {
+    {"x86-64", "x86_64-unknown-linux-gnu", "x86-64", "+sse2",
+     {1, 128, false, 32 * KiB, 1 * MiB, 1, 0}, true},
+    {"x86-64-v2", "x86_64-unknown-linux-gnu", "x86-64-v2", "+sse4.2,+popcnt",
+     {1, 128, false, 32 * KiB, 1 * MiB, 1, 0}, true},
+    {"x86-64-v3", "x86_64-unknown-linux-gnu", "x86-64-v3",
+     "+avx,+avx2,+fma,+f16c,+bmi,+bmi2",
+     {1, 256, false, 32 * KiB, 1 * MiB, 1, 0}, true},
+    {"x86-64-v4", "x86_64-unknown-linux-gnu", "x86-64-v4",
+     "+avx512f,+avx512bw,+avx512cd,+avx512dq,+avx512vl",
+     {1, 512, false, 32 * KiB, 1 * MiB, 1, 0}, true},
+    // Fujitsu A64FX: 48 compute cores in 4 core memory groups (CMGs) of 12,
+    // 64 KiB L1D per core, 8 MiB L2 per CMG, fixed 512-bit SVE.
+    {"a64fx", "aarch64-unknown-linux-gnu", "a64fx", "+sve",
+     {48, 512, false, 64 * KiB, 8 * MiB, 12, 0}, false},
+    // Generic AArch64 with scalable SVE: 128 bits is the architectural minimum.
+    {"aarch64", "aarch64-unknown-linux-gnu", "generic", "+neon,+sve",
+     {1, 128, true, 64 * KiB, 1 * MiB, 1, 0}, true},
+};
+
+/// An NVIDIA architecture. Multiprocessor counts are those of the flagship
+/// data-centre part of each generation; the CUDA runner reads the real count
+/// off the device.
+struct CudaArch {
+  StringRef sm;
+  StringRef ptx; // lowest PTX ISA that LLVM 22 accepts for the chip, or newer
+  GpuDescription gpu;
+};
+
+const CudaArch kCudaArchs[] = {
+    {"sm_70", "+ptx60", {80, 32, 1024, 96 * KiB, 65536, 255}},   // V100
+    {"sm_75", "+ptx63", {40, 32, 1024, 64 * KiB, 65536, 255}},   // T4
+    {"sm_80", "+ptx70", {108, 32, 1024, 163 * KiB, 65536, 255}}, // A100
+    {"sm_86", "+ptx71", {84, 32, 1024, 99 * KiB, 65536, 255}},   // A10/3090
+    {"sm_89", "+ptx78", {142, 32, 1024, 99 * KiB, 65536, 255}},  // L40
+    // sm_90 needs PTX 7.8 or later; 8.0 is what was verified on H100/H200.
+    {"sm_90", "+ptx80", {132, 32, 1024, 227 * KiB, 65536, 255}},  // H100 SXM
+    {"sm_90a", "+ptx80", {132, 32, 1024, 227 * KiB, 65536, 255}}, // H100 SXM
+    {"sm_100", "+ptx86", {148, 32, 1024, 227 * KiB, 65536, 255}}, // B200
+};
+
+/// An AMD architecture (CDNA: 64-wide wavefronts, 64 KiB LDS per workgroup).
+/// Registers: 4 SIMDs x 512 unified VGPR/AGPR x 64 lanes per CU.
+struct RocmArch {
+  StringRef gfx;
+  GpuDescription gpu;
+};
+
+const RocmArch kRocmArchs[] = {
+    {"gfx908", {120, 64, 1024, 64 * KiB, 131072, 512}}, // MI100
+    {"gfx90a", {110, 64, 1024, 64 * KiB, 131072, 512}}, // MI250X (one GCD)
+    {"gfx942", {304, 64, 1024, 64 * KiB, 131072, 512}}, // MI300X
+};
+
+TargetDescription fromCpuModel(const CpuModel &model) {
+  TargetDescription t;
+  t.name = ("cpu:" + model.name).str();
+  t.family = TargetFamily::Cpu;
+  t.triple = model.triple.str();
+  t.chip = model.chip.str();
+  t.features = model.features.str();
+  t.cpu = model.cpu;
+  if (model.hostShaped) {
+    TargetDescription host = detectHostTarget();
+    if (StringRef(host.triple).split('-').first ==
+        StringRef(t.triple).split('-').first) {
+      t.cpu.cores = host.cpu.cores;
+      t.cpu.l1dBytes = host.cpu.l1dBytes;
+      t.cpu.l2Bytes = host.cpu.l2Bytes;
+      t.cpu.l2SharedByCores = host.cpu.l2SharedByCores;
+      t.cpu.l3Bytes = host.cpu.l3Bytes;
+    }
+  }
+  return t;
+}
+
+llvm::Error invalidTarget(StringRef spec, StringRef why) {
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      llvm::formatv("unknown target '{0}': {1}\nvalid targets:\n{2}", spec,
+                    why, describeValidTargets())
+          .str());
+}
+
+} // namespace
+
+StringRef ke::stringifyTargetFamily(TargetFamily family) {
+  switch (family) {
+  case TargetFamily::Cpu:
+    return "cpu";
+  case TargetFamily::Cuda:
+    return "cuda";
+  case TargetFamily::Rocm:
+    return "rocm";
+  }
+  llvm_unreachable("unknown target family");
+}
+
+std::string ke::describeValidTargets() {
+  std::string text = "  cpu                 this machine (detected)\n";
+  text += "  cpu:<model>         ";
+  text += llvm::join(llvm::map_range(kCpuModels,
+                                     [](const CpuModel &m) { return m.name; }),
+                     ", ");
+  text += "\n  cuda:<sm>           ";
+  text += llvm::join(
+      llvm::map_range(kCudaArchs, [](const CudaArch &a) { return a.sm; }),
+      ", ");
+  text += "\n  rocm:<gfx>          ";
+  text += llvm::join(
+      llvm::map_range(kRocmArchs, [](const RocmArch &a) { return a.gfx; }),
+      ", ");
+  return text;
+}
+
+llvm::Expected<TargetDescription> ke::parseTarget(StringRef spec) {
+  auto [family, model] = spec.split(':');
+  bool hasModel = spec.contains(':');
+  if (family == "cpu") {
+    if (!hasModel || model == "native")
+      return detectHostTarget();
+    for (const CpuModel &m : kCpuModels)
+      if (m.name == model)
+        return fromCpuModel(m);
+    return invalidTarget(spec, "no such CPU model");
+  }
+  if (family == "cuda") {
+    for (const CudaArch &a : kCudaArchs) {
+      if (a.sm != model)
+        continue;
+      TargetDescription t;
+      t.name = spec.str();
+      t.family = TargetFamily::Cuda;
+      t.triple = "nvptx64-nvidia-cuda";
+      t.chip = a.sm.str();
+      t.features = a.ptx.str();
+      t.gpu = a.gpu;
+      return t;
+    }
+    return invalidTarget(spec, hasModel ? "no such CUDA architecture"
+                                        : "name the architecture, e.g. "
+                                          "cuda:sm_90");
+  }
+  if (family == "rocm") {
+    for (const RocmArch &a : kRocmArchs) {
+      if (a.gfx != model)
+        continue;
+      TargetDescription t;
+      t.name = spec.str();
+      t.family = TargetFamily::Rocm;
+      t.triple = "amdgcn-amd-amdhsa";
+      t.chip = a.gfx.str();
+      t.gpu = a.gpu;
+      return t;
+    }
+    return invalidTarget(spec, hasModel ? "no such AMD GPU architecture"
+                                        : "name the architecture, e.g. "
+                                          "rocm:gfx942");
+  }
+  return invalidTarget(spec, "expected a family of cpu, cuda or rocm");
+}
+
+llvm::json::Value ke::toJSON(const TargetDescription &t) {
+  llvm::json::Object o{{"name", t.name},
+                       {"family", stringifyTargetFamily(t.family)},
+                       {"triple", t.triple},
+                       {"chip", t.chip},
+                       {"features", t.features},
+                       {"detected_from_host", t.detectedFromHost}};
+  if (t.isCpu()) {
+    o["cores"] = t.cpu.cores;
+    o["vector_bits"] = t.cpu.vectorBits;
+    o["scalable_vectors"] = t.cpu.scalableVectors;
+    o["l1d_bytes"] = t.cpu.l1dBytes;
+    o["l2_bytes"] = t.cpu.l2Bytes;
+    o["l2_shared_by_cores"] = t.cpu.l2SharedByCores;
+    o["l3_bytes"] = t.cpu.l3Bytes;
+  } else {
+    o["multiprocessors"] = t.gpu.multiprocessors;
+    o["warp_size"] = t.gpu.warpSize;
+    o["max_threads_per_block"] = t.gpu.maxThreadsPerBlock;
+    o["shared_memory_per_block_bytes"] = t.gpu.sharedMemoryPerBlockBytes;
+    o["registers_per_multiprocessor"] = t.gpu.registersPerMultiprocessor;
+    o["max_registers_per_thread"] = t.gpu.maxRegistersPerThread;
+  }
+  return o;
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package ke needs to build and test. Idempotent: when all
+# packages are present it prints nothing and touches nothing (no apt-get update).
+set -euo pipefail
+
+packages=(
+  # Toolchain: clang-22 builds ke (faster and leaner than g++ on MLIR headers) and the fuzzer.
+  cmake ninja-build ccache clang-22 lld-22 libclang-rt-22-dev
+  # LLVM/MLIR 22 static libraries, tools (mlir-tblgen) and lit/FileCheck for tests.
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
+  # Static link dependencies and packaging.
+  libzstd-dev zlib1g-dev xz-utils
+  # Unit tests; lit runs on python3.
+  libgtest-dev python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "ke setup: installing ${missing[*]}" >&2
+sudo=""
+[[ $(id -u) -eq 0 ]] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq >/dev/null
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "ke setup: done" >&2

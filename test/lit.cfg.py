@@ -1,0 +1,21 @@
+# lit configuration for ke's FileCheck tests (test/<Component>/*.mlir).
+# Tools are found on PATH: ke-opt's build directory first, then LLVM 22's
+# bin directory (FileCheck, not, split-file, mlir-opt), as upstream does.
+import os
+import lit.formats
+
+config.name = "ke"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "unit", "fuzz", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.ke_obj_root, "test")
+
+path = [os.path.dirname(config.ke_opt), config.llvm_tools_dir,
+        config.environment.get("PATH", os.environ.get("PATH", ""))]
+config.environment["PATH"] = os.pathsep.join(path)
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.substitutions.append(("%ke_src_root", config.ke_src_root))
+# Tests must not depend on the caller's database or colours.
+config.environment.pop("KE_DB", None)
+config.environment["TERM"] = "dumb"

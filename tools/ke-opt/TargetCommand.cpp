@@ -1,0 +1,35 @@
+//===- TargetCommand.cpp - ke-opt target ----------------------------------===//
+
+#include "Subcommands.h"
+
+#include "ke/Target/Target.h"
+
+#include "llvm/Support/JSON.h"
+
+namespace cl = llvm::cl;
+
+llvm::cl::SubCommand ke::targetCommand(
+    "target", "Describe targets as JSON, one per line (default: cpu, this "
+              "machine). Forms: cpu, cpu:<model>, cuda:sm_<NN>, rocm:gfx<N>; "
+              "an unknown name lists them all");
+
+static cl::list<std::string> targetSpecs(cl::Positional, cl::ZeroOrMore,
+                                         cl::desc("<target>..."),
+                                         cl::sub(ke::targetCommand));
+
+int ke::runTargetCommand() {
+  llvm::SmallVector<std::string> specs(targetSpecs.begin(), targetSpecs.end());
+  if (specs.empty())
+    specs.push_back("cpu");
+  int status = 0;
+  for (const std::string &spec : specs) {
+    llvm::Expected<TargetDescription> target = parseTarget(spec);
+    if (!target) {
+      subcommandError("target") << llvm::toString(target.takeError()) << '\n';
+      status = 1;
+      continue;
+    }
+    llvm::outs() << toJSON(*target) << '\n';
+  }
+  return status;
+}
