@@ -18,7 +18,7 @@ OwningOpRef<ModuleOp> ke::parseInputFile(llvm::StringRef filename,
       openInputFile(filename, &message);
   if (!buffer) {
     emitError(FileLineColLoc::get(&context, filename, 0, 0))
-        << "cannot open input file: " << message;
+        << message;
     return nullptr;
   }
   bool blank = isBlankInput(buffer->getBuffer());

@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace mlir;
@@ -40,18 +41,36 @@ int runMlirOptMode(int argc, char **argv) {
       registerAndParseCLIOptions(argc, argv, "ke-opt: ke's MLIR optimizer driver\n"
                                              "  (or `ke-opt <subcommand> --help`)",
                                  registry);
-  // An empty input would print an empty module and succeed; for a build
-  // pipeline that is always a mistake (a truncated or misnamed file).
+  MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return asMainReturnCode(
+        MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
+
   std::string message;
-  if (auto buffer = openInputFile(inputFilename, &message);
-      buffer && ke::isBlankInput(buffer->getBuffer())) {
-    llvm::WithColor::error(llvm::errs(), "ke-opt")
-        << inputFilename << ":1:1: input file is empty: expected MLIR "
-        << "operations\n";
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFilename, &message);
+  if (!input) {
+    llvm::WithColor::error(llvm::errs(), "ke-opt") << message << '\n';
     return 1;
   }
-  return asMainReturnCode(
-      MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
+  // An empty input would print an empty module and succeed; for a build
+  // pipeline that is always a mistake (a truncated or misnamed file). Same
+  // form as the located diagnostics of the subcommands.
+  if (ke::isBlankInput(input->getBuffer())) {
+    llvm::errs() << inputFilename << ":1:1: error: input file is empty: "
+                 << "expected MLIR operations\n";
+    return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFilename, &message);
+  if (!output) {
+    llvm::WithColor::error(llvm::errs(), "ke-opt") << message << '\n';
+    return 1;
+  }
+  if (failed(MlirOptMain(output->os(), std::move(input), registry, config)))
+    return 1;
+  output->keep();
+  return 0;
 }
 
 } // namespace

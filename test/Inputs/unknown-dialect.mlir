@@ -1,0 +1,4 @@
+func.func @f() {
+  %x = foo.bar() : () -> f32
+  return
+}

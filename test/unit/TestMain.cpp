@@ -1,0 +1,7 @@
+//===- TestMain.cpp - GoogleTest entry point for ke's unit tests ----------===//
+#include "gtest/gtest.h"
+
+int main(int argc, char **argv) {
+  testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
