@@ -2,6 +2,8 @@
 
 #include "ke/Support/InputFile.h"
 
+#include "ke/Support/CrashSafety.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
@@ -28,5 +30,15 @@ OwningOpRef<ModuleOp> ke::parseInputFile(llvm::StringRef filename,
         << "input file is empty: expected MLIR operations";
     return nullptr;
   }
-  return parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  OwningOpRef<ModuleOp> module;
+  if (!runCrashSafely([&] {
+        module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+      })) {
+    // The parser's own diagnostics (printed already) locate the bad input.
+    emitError(FileLineColLoc::get(&context, filename, 0, 0))
+        << "MLIR's parser crashed on this malformed input (an upstream bug); "
+           "see the errors above for where the input is wrong";
+    return nullptr;
+  }
+  return module;
 }

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ke/InitAll/InitAll.h"
+#include "ke/Support/CrashSafety.h"
 #include "ke/Workload/Workload.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -27,9 +28,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MLIRContext context(*registry, MLIRContext::Threading::DISABLED);
   ScopedDiagnosticHandler ignoreDiagnostics(&context,
                                             [](Diagnostic &) { return success(); });
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(text, ParserConfig(&context));
+  // The MLIR lexer expects a NUL after the buffer, as files read through
+  // MemoryBuffer have; libFuzzer's data has none, so copy it into a string.
+  std::string text(reinterpret_cast<const char *>(data), size);
+  // ke-opt parses under crash recovery because some upstream op parsers
+  // crash on malformed input (see ke/Support/CrashSafety.h); do the same, and
+  // keep such inputs out of the corpus.
+  OwningOpRef<ModuleOp> module;
+  if (!ke::runCrashSafely([&] {
+        module = parseSourceString<ModuleOp>(text, ParserConfig(&context));
+      }))
+    return -1;
   if (!module)
     return 0;
   std::vector<ke::Workload> workloads;

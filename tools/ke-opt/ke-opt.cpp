@@ -9,6 +9,7 @@
 #include "Subcommands.h"
 
 #include "ke/InitAll/InitAll.h"
+#include "ke/Support/CrashSafety.h"
 #include "ke/Support/InputFile.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -67,7 +68,17 @@ int runMlirOptMode(int argc, char **argv) {
     llvm::WithColor::error(llvm::errs(), "ke-opt") << message << '\n';
     return 1;
   }
-  if (failed(MlirOptMain(output->os(), std::move(input), registry, config)))
+  LogicalResult result = failure();
+  if (!ke::runCrashSafely([&] {
+        result = MlirOptMain(output->os(), std::move(input), registry, config);
+      })) {
+    llvm::WithColor::error(llvm::errs(), "ke-opt")
+        << "MLIR crashed while processing '" << inputFilename
+        << "' (an upstream bug; malformed input triggers some): see the "
+           "errors above\n";
+    return 1;
+  }
+  if (failed(result))
     return 1;
   output->keep();
   return 0;
