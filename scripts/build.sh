@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Configures (once) and builds ke in $KE_BUILD_DIR (default: build/) with
+# clang-22, lld, Ninja and ccache. Arguments are Ninja targets (default: all).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${KE_BUILD_DIR:-$root/build}
+
+if [[ ! -f "$build/build.ninja" ]]; then
+  cmake -G Ninja -S "$root" -B "$build" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+    > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
+fi
+# Two parallel MLIR compiles fit comfortably in memory (0.5-1.5 GB each).
+ninja -C "$build" "$@"
