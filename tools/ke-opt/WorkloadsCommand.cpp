@@ -52,6 +52,9 @@ int ke::runWorkloadsCommand() {
     modules.push_back(std::move(module)); // workloads point into the IR
   }
 
+  if (workloads.empty() && !failed)
+    llvm::errs() << "ke-opt workloads: remark: no linalg ops in the input; "
+                    "nothing to tune\n";
   for (const Workload &workload : workloads) {
     if (!printSignatures) {
       printWorkloadJSON(workload, llvm::outs());
