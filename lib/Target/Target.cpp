@@ -46,39 +46,47 @@ const CpuModel kCpuModels[] = {
      {1, 128, true, 64 * KiB, 1 * MiB, 1, 0}, true},
 };
 
-/// An NVIDIA architecture. Multiprocessor counts are those of the flagship
-/// data-centre part of each generation; the CUDA runner reads the real count
-/// off the device.
-struct CudaArch {
-  StringRef sm;
-  StringRef ptx; // lowest PTX ISA that LLVM 22 accepts for the chip, or newer
+/// A GPU architecture. Multiprocessor counts are those of the flagship
+/// data-centre part of each generation; the runners read the real count off
+/// the device.
+struct GpuArch {
+  TargetFamily family;
+  StringRef chip;
+  /// NVIDIA: the lowest PTX ISA that LLVM 22 accepts for the chip, or newer.
+  StringRef features;
   GpuDescription gpu;
 };
 
-const CudaArch kCudaArchs[] = {
-    {"sm_70", "+ptx60", {80, 32, 1024, 96 * KiB, 65536, 255}},   // V100
-    {"sm_75", "+ptx63", {40, 32, 1024, 64 * KiB, 65536, 255}},   // T4
-    {"sm_80", "+ptx70", {108, 32, 1024, 163 * KiB, 65536, 255}}, // A100
-    {"sm_86", "+ptx71", {84, 32, 1024, 99 * KiB, 65536, 255}},   // A10/3090
-    {"sm_89", "+ptx78", {142, 32, 1024, 99 * KiB, 65536, 255}},  // L40
+// AMD CDNA: 64-wide wavefronts, 64 KiB LDS per workgroup, 4 SIMDs x 512
+// unified VGPR/AGPR x 64 lanes per CU.
+const GpuArch kGpuArchs[] = {
+    {TargetFamily::Cuda, "sm_70", "+ptx60", {80, 32, 1024, 96 * KiB, 65536, 255}},   // V100
+    {TargetFamily::Cuda, "sm_75", "+ptx63", {40, 32, 1024, 64 * KiB, 65536, 255}},   // T4
+    {TargetFamily::Cuda, "sm_80", "+ptx70", {108, 32, 1024, 163 * KiB, 65536, 255}}, // A100
+    {TargetFamily::Cuda, "sm_86", "+ptx71", {84, 32, 1024, 99 * KiB, 65536, 255}},   // A10
+    {TargetFamily::Cuda, "sm_89", "+ptx78", {142, 32, 1024, 99 * KiB, 65536, 255}},  // L40
     // sm_90 needs PTX 7.8 or later; 8.0 is what was verified on H100/H200.
-    {"sm_90", "+ptx80", {132, 32, 1024, 227 * KiB, 65536, 255}},  // H100 SXM
-    {"sm_90a", "+ptx80", {132, 32, 1024, 227 * KiB, 65536, 255}}, // H100 SXM
-    {"sm_100", "+ptx86", {148, 32, 1024, 227 * KiB, 65536, 255}}, // B200
+    {TargetFamily::Cuda, "sm_90", "+ptx80", {132, 32, 1024, 227 * KiB, 65536, 255}},  // H100 SXM
+    {TargetFamily::Cuda, "sm_90a", "+ptx80", {132, 32, 1024, 227 * KiB, 65536, 255}}, // H100 SXM
+    {TargetFamily::Cuda, "sm_100", "+ptx86", {148, 32, 1024, 227 * KiB, 65536, 255}}, // B200
+    {TargetFamily::Rocm, "gfx908", "", {120, 64, 1024, 64 * KiB, 131072, 512}}, // MI100
+    {TargetFamily::Rocm, "gfx90a", "", {110, 64, 1024, 64 * KiB, 131072, 512}}, // MI250X GCD
+    {TargetFamily::Rocm, "gfx942", "", {304, 64, 1024, 64 * KiB, 131072, 512}}, // MI300X
 };
 
-/// An AMD architecture (CDNA: 64-wide wavefronts, 64 KiB LDS per workgroup).
-/// Registers: 4 SIMDs x 512 unified VGPR/AGPR x 64 lanes per CU.
-struct RocmArch {
-  StringRef gfx;
-  GpuDescription gpu;
-};
+StringRef gpuTriple(TargetFamily family) {
+  return family == TargetFamily::Cuda ? "nvptx64-nvidia-cuda"
+                                      : "amdgcn-amd-amdhsa";
+}
 
-const RocmArch kRocmArchs[] = {
-    {"gfx908", {120, 64, 1024, 64 * KiB, 131072, 512}}, // MI100
-    {"gfx90a", {110, 64, 1024, 64 * KiB, 131072, 512}}, // MI250X (one GCD)
-    {"gfx942", {304, 64, 1024, 64 * KiB, 131072, 512}}, // MI300X
-};
+/// The chips of one GPU family, comma-separated.
+std::string listGpuChips(TargetFamily family) {
+  llvm::SmallVector<StringRef> chips;
+  for (const GpuArch &arch : kGpuArchs)
+    if (arch.family == family)
+      chips.push_back(arch.chip);
+  return llvm::join(chips, ", ");
+}
 
 TargetDescription fromCpuModel(const CpuModel &model) {
   TargetDescription t;
@@ -130,14 +138,8 @@ std::string ke::describeValidTargets() {
   text += llvm::join(llvm::map_range(kCpuModels,
                                      [](const CpuModel &m) { return m.name; }),
                      ", ");
-  text += "\n  cuda:<sm>           ";
-  text += llvm::join(
-      llvm::map_range(kCudaArchs, [](const CudaArch &a) { return a.sm; }),
-      ", ");
-  text += "\n  rocm:<gfx>          ";
-  text += llvm::join(
-      llvm::map_range(kRocmArchs, [](const RocmArch &a) { return a.gfx; }),
-      ", ");
+  text += "\n  cuda:<sm>           " + listGpuChips(TargetFamily::Cuda);
+  text += "\n  rocm:<gfx>          " + listGpuChips(TargetFamily::Rocm);
   return text;
 }
 
@@ -152,38 +154,29 @@ llvm::Expected<TargetDescription> ke::parseTarget(StringRef spec) {
         return fromCpuModel(m);
     return invalidTarget(spec, "no such CPU model");
   }
-  if (family == "cuda") {
-    for (const CudaArch &a : kCudaArchs) {
-      if (a.sm != model)
+  if (family == "cuda" || family == "rocm") {
+    TargetFamily gpuFamily =
+        family == "cuda" ? TargetFamily::Cuda : TargetFamily::Rocm;
+    for (const GpuArch &arch : kGpuArchs) {
+      if (arch.family != gpuFamily || arch.chip != model)
         continue;
       TargetDescription t;
       t.name = spec.str();
-      t.family = TargetFamily::Cuda;
-      t.triple = "nvptx64-nvidia-cuda";
-      t.chip = a.sm.str();
-      t.features = a.ptx.str();
-      t.gpu = a.gpu;
+      t.family = gpuFamily;
+      t.triple = gpuTriple(gpuFamily).str();
+      t.chip = arch.chip.str();
+      t.features = arch.features.str();
+      t.gpu = arch.gpu;
       return t;
     }
-    return invalidTarget(spec, hasModel ? "no such CUDA architecture"
-                                        : "name the architecture, e.g. "
-                                          "cuda:sm_90");
-  }
-  if (family == "rocm") {
-    for (const RocmArch &a : kRocmArchs) {
-      if (a.gfx != model)
-        continue;
-      TargetDescription t;
-      t.name = spec.str();
-      t.family = TargetFamily::Rocm;
-      t.triple = "amdgcn-amd-amdhsa";
-      t.chip = a.gfx.str();
-      t.gpu = a.gpu;
-      return t;
-    }
-    return invalidTarget(spec, hasModel ? "no such AMD GPU architecture"
-                                        : "name the architecture, e.g. "
-                                          "rocm:gfx942");
+    if (!hasModel)
+      return invalidTarget(spec, gpuFamily == TargetFamily::Cuda
+                                     ? "name the architecture, e.g. cuda:sm_90"
+                                     : "name the architecture, e.g. "
+                                       "rocm:gfx942");
+    return invalidTarget(spec, gpuFamily == TargetFamily::Cuda
+                                   ? "no such CUDA architecture"
+                                   : "no such AMD GPU architecture");
   }
   return invalidTarget(spec, "expected a family of cpu, cuda or rocm");
 }
