@@ -64,6 +64,7 @@
 #include "mlir/Dialect/SCF/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/SCF/TransformOps/SCFTransformOps.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Tensor/Extensions/AllExtensions.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/IR/TensorInferTypeOpInterfaceImpl.h"
@@ -215,6 +216,8 @@ void ke::registerKePasses() {
   memref::registerFoldMemRefAliasOpsPassPass();
   arith::registerArithExpandOpsPassPass();
   math::registerMathExpandOpsPassPass();
+  registerSCFForallToForLoopPass();
+  registerSCFForallToParallelLoopPass();
   registerConvertSCFToOpenMPPassPass();
   registerConvertOpenMPToLLVMPassPass();
   registerConvertVectorToLLVMPassPass();

@@ -29,18 +29,28 @@ void printVersion(llvm::raw_ostream &os);
 llvm::raw_ostream &subcommandError(llvm::StringRef name);
 
 int runWorkloadsCommand();
+int runSketchesCommand();
 int runTargetCommand();
 int runTuneCommand();
 int runCompileCommand();
 int runBenchCommand();
 int runDbCommand();
 
-extern llvm::cl::SubCommand workloadsCommand;
-extern llvm::cl::SubCommand targetCommand;
-extern llvm::cl::SubCommand tuneCommand;
-extern llvm::cl::SubCommand compileCommand;
-extern llvm::cl::SubCommand benchCommand;
-extern llvm::cl::SubCommand dbCommand;
+/// The subcommands. Function-local statics, so that options in any file can
+/// name them during static initialization whatever the order of files.
+llvm::cl::SubCommand &getWorkloadsCommand();
+llvm::cl::SubCommand &getTargetCommand();
+llvm::cl::SubCommand &getSketchesCommand();
+llvm::cl::SubCommand &getTuneCommand();
+llvm::cl::SubCommand &getCompileCommand();
+llvm::cl::SubCommand &getBenchCommand();
+llvm::cl::SubCommand &getDbCommand();
+
+/// Options several subcommands share (CommonOptions.cpp).
+extern llvm::cl::list<std::string> inputFiles;
+extern llvm::cl::opt<std::string> targetOption;
+extern llvm::cl::opt<std::string> dbOption;
+extern llvm::cl::opt<uint64_t> seedOption;
 
 } // namespace ke
 

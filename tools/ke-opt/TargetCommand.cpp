@@ -8,14 +8,9 @@
 
 namespace cl = llvm::cl;
 
-llvm::cl::SubCommand ke::targetCommand(
-    "target", "Describe targets as JSON, one per line (default: cpu, this "
-              "machine). Forms: cpu, cpu:<model>, cuda:sm_<NN>, rocm:gfx<N>; "
-              "an unknown name lists them all");
-
 static cl::list<std::string> targetSpecs(cl::Positional, cl::ZeroOrMore,
                                          cl::desc("<target>..."),
-                                         cl::sub(ke::targetCommand));
+                                         cl::sub(ke::getTargetCommand()));
 
 int ke::runTargetCommand() {
   llvm::SmallVector<std::string> specs(targetSpecs.begin(), targetSpecs.end());

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Subcommands.h"
+#include "ToolSupport.h"
 
 #include "ke/InitAll/InitAll.h"
 #include "ke/Support/InputFile.h"
@@ -18,39 +19,19 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-llvm::cl::SubCommand ke::workloadsCommand(
-    "workloads",
-    "Print the tuning workloads of MLIR files: one JSON object per line with "
-    "key, op, kind, count, shapes, element types, flops, bytes and fusable "
-    "neighbours");
-
 static cl::list<std::string>
-    inputFiles(cl::Positional, cl::OneOrMore, cl::desc("<input.mlir>..."),
-               cl::sub(ke::workloadsCommand));
+    workloadInputs(cl::Positional, cl::OneOrMore, cl::desc("<input.mlir>..."),
+               cl::sub(ke::getWorkloadsCommand()));
 static cl::opt<bool> printSignatures(
     "print-signatures",
     cl::desc("Add the canonical signature that each key hashes"),
-    cl::sub(ke::workloadsCommand));
+    cl::sub(ke::getWorkloadsCommand()));
 
 int ke::runWorkloadsCommand() {
-  DialectRegistry registry;
-  registerKeDialects(registry);
-  MLIRContext context(registry);
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-
-  llvm::SmallVector<OwningOpRef<ModuleOp>> modules;
-  std::vector<Workload> workloads;
-  bool failed = false;
-  for (const std::string &file : inputFiles) {
-    OwningOpRef<ModuleOp> module = parseInputFile(file, context, sourceMgr);
-    if (!module) {
-      failed = true;
-      continue;
-    }
-    collectWorkloads(*module, workloads);
-    modules.push_back(std::move(module)); // workloads point into the IR
-  }
+  std::unique_ptr<MLIRContext> context = createToolContext();
+  LoadedInputs inputs = loadInputs(workloadInputs, *context);
+  const std::vector<Workload> &workloads = inputs.workloads;
+  bool failed = inputs.failed;
 
   if (workloads.empty() && !failed)
     llvm::errs() << "ke-opt workloads: remark: no linalg ops in the input; "

@@ -35,7 +35,6 @@ bool looksLikeSubcommand(llvm::StringRef arg) {
 int runMlirOptMode(int argc, char **argv) {
   DialectRegistry registry;
   ke::registerKeDialects(registry);
-  ke::registerKePasses();
   ke::initializeKeLLVMTargets();
   llvm::cl::SetVersionPrinter(ke::printVersion);
   auto [inputFilename, outputFilename] =
@@ -88,6 +87,9 @@ int runMlirOptMode(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  // Textual pipelines (the lowering of candidates) need the passes by name
+  // in every mode, not only in mlir-opt mode.
+  ke::registerKePasses();
   llvm::StringRef first = argc > 1 ? argv[1] : "";
 
   if (first == "--version" || first == "-version") {

@@ -1,0 +1,101 @@
+//===- Evaluator.h - Build, run, time and check one candidate ---*- C++ -*-===//
+//
+// A CpuEvaluator holds everything needed to judge schedules for one workload
+// on this CPU: the kernel module, seeded input sets, and the reference
+// outputs (the kernel lowered without a schedule). Each evaluation forks a
+// child that applies the schedule, lowers, JIT-compiles, runs on the inputs,
+// checks the result against the reference and times it by the measurement
+// protocol; a crash, a hang or any failure becomes a classified record.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KE_SEARCH_EVALUATOR_H
+#define KE_SEARCH_EVALUATOR_H
+
+#include "ke/Runtime/HostBuffer.h"
+#include "ke/Runtime/Measurement.h"
+#include "ke/Schedule/Schedule.h"
+#include "ke/Workload/Kernel.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <optional>
+#include <vector>
+
+namespace ke {
+
+/// Why a candidate has no valid time (DESIGN.md, failure classes).
+enum class ErrorClass {
+  None,
+  InvalidSchedule, ///< the transform script failed to parse or apply
+  CompileError,    ///< lowering or JIT compilation failed
+  LaunchError,     ///< the call itself reported an error
+  Timeout,         ///< the child ran past its time limit
+  Crash,           ///< the child died (signal) or exited without a report
+  WrongResult      ///< the result differs from the reference
+};
+inline constexpr unsigned kNumErrorClasses = 7;
+llvm::StringRef stringifyErrorClass(ErrorClass error);
+
+/// The outcome of one candidate.
+struct CandidateRecord {
+  std::optional<Schedule> schedule; ///< none for the reference
+  ErrorClass error = ErrorClass::None;
+  std::string message;
+  Measurement measurement;
+  /// Relative L2 error against the reference (for valid candidates).
+  double relativeError = 0;
+
+  bool isValid() const { return error == ErrorClass::None; }
+  llvm::json::Value toJSON() const;
+};
+
+struct EvaluatorOptions {
+  MeasureOptions measure;
+  /// Seconds before a child is killed.
+  double timeoutSeconds = 60;
+  uint64_t seed = 0;
+  /// At most this many bytes of rotated input sets (at least one set).
+  uint64_t maxInputBytes = 512ull << 20;
+};
+
+class CpuEvaluator {
+public:
+  /// Prepares `anchor` for evaluation on `target` (a CPU target for this
+  /// host). Fails with a diagnostic at the anchor for unsupported workloads
+  /// (dynamic shapes, unsupported element types) or when the reference
+  /// cannot be built or run.
+  static mlir::FailureOr<std::unique_ptr<CpuEvaluator>>
+  create(mlir::Operation *anchor, const TargetDescription &target,
+         const EvaluatorOptions &options);
+
+  /// The anchor inside the kernel module (what schedules are built for).
+  mlir::Operation *getKernelAnchor() const;
+  /// Builds, runs, checks and times `schedule`.
+  CandidateRecord evaluate(const Schedule &schedule);
+  /// Times the reference (unscheduled) kernel.
+  CandidateRecord evaluateReference();
+
+private:
+  CpuEvaluator() = default;
+  /// Runs one candidate (or the reference, when `schedule` is null) in a
+  /// child. With `referenceFile`, the child writes its outputs there instead
+  /// of checking them.
+  CandidateRecord runCandidate(const Schedule *schedule,
+                               llvm::StringRef referenceFile);
+  /// Restores input set `set` into the working buffers: outputs poisoned,
+  /// accumulators reset.
+  void prepareRun(unsigned set);
+
+  const TargetDescription *target = nullptr;
+  EvaluatorOptions options;
+  KernelModule kernel;
+  /// Pristine input sets; working holds what the kernel runs on.
+  std::vector<std::vector<HostBuffer>> inputSets;
+  std::vector<HostBuffer> working;
+  /// The reference's written buffers for input set 0, in argument order.
+  std::vector<std::optional<HostBuffer>> reference;
+};
+
+} // namespace ke
+
+#endif // KE_SEARCH_EVALUATOR_H

@@ -1,0 +1,53 @@
+//===- CpuPipeline.cpp - From a scheduled kernel to LLVM IR on CPUs -------===//
+
+#include "ke/Codegen/CpuPipeline.h"
+
+#include "mlir/Dialect/Transform/IR/TransformOps.h"
+#include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+LogicalResult ke::applySchedule(ModuleOp kernel, ModuleOp script) {
+  Operation *entry = transform::detail::findTransformEntryPoint(
+      script, script, transform::TransformDialect::kTransformEntryPointSymbolName);
+  if (!entry)
+    return script.emitError("the schedule has no @__transform_main");
+  transform::TransformOptions options;
+  options.enableExpensiveChecks(false);
+  return transform::applyTransformNamedSequence(kernel, entry, script, options);
+}
+
+std::string ke::getCpuLoweringPipeline(const CpuLoweringOptions &options) {
+  std::string forall =
+      options.numThreads > 0
+          ? llvm::formatv("scf-forall-to-parallel,convert-scf-to-openmp{{"
+                          "num-threads={0}},",
+                          options.numThreads)
+                .str()
+          : "scf-forall-to-for,";
+  return "one-shot-bufferize{bufferize-function-boundaries "
+         "function-boundary-type-conversion=identity-layout-map},"
+         "canonicalize,cse,"
+         "convert-vector-to-scf,convert-linalg-to-loops,lower-affine," +
+         forall +
+         "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+         "convert-scf-to-cf,convert-vector-to-llvm,convert-math-to-llvm,"
+         "convert-arith-to-llvm,convert-index-to-llvm,convert-openmp-to-llvm,"
+         "convert-func-to-llvm,convert-cf-to-llvm,convert-ub-to-llvm,"
+         "reconcile-unrealized-casts";
+}
+
+LogicalResult ke::lowerKernelToLLVM(ModuleOp kernel,
+                                    const CpuLoweringOptions &options) {
+  PassManager pm(kernel->getName());
+  std::string pipeline = getCpuLoweringPipeline(options);
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  if (failed(parsePassPipeline(pipeline, pm, os)))
+    return kernel.emitError("bad CPU pipeline (are ke's passes registered?): ")
+           << message;
+  return pm.run(kernel);
+}

@@ -1,0 +1,301 @@
+//===- Evaluator.cpp - Build, run, time and check one candidate -----------===//
+
+#include "ke/Search/Evaluator.h"
+
+#include "ke/Codegen/CpuPipeline.h"
+#include "ke/Runtime/ChildProcess.h"
+#include "ke/Runtime/CpuExecutable.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace ke;
+
+llvm::StringRef ke::stringifyErrorClass(ErrorClass error) {
+  switch (error) {
+  case ErrorClass::None: return "none";
+  case ErrorClass::InvalidSchedule: return "invalid-schedule";
+  case ErrorClass::CompileError: return "compile-error";
+  case ErrorClass::LaunchError: return "launch-error";
+  case ErrorClass::Timeout: return "timeout";
+  case ErrorClass::Crash: return "crash";
+  case ErrorClass::WrongResult: return "wrong-result";
+  }
+  return "?";
+}
+
+static std::optional<ErrorClass> parseErrorClass(llvm::StringRef text) {
+  for (unsigned i = 0; i < kNumErrorClasses; ++i)
+    if (stringifyErrorClass(ErrorClass(i)) == text)
+      return ErrorClass(i);
+  return std::nullopt;
+}
+
+llvm::json::Value CandidateRecord::toJSON() const {
+  llvm::json::Object o;
+  o["schedule"] = schedule ? schedule->toJSON() : llvm::json::Value(nullptr);
+  o["error"] = stringifyErrorClass(error);
+  if (!message.empty())
+    o["message"] = message;
+  if (isValid()) {
+    o["median_seconds"] = measurement.median;
+    o["seconds"] = llvm::json::Array(measurement.seconds);
+    o["relative_error"] = relativeError;
+  }
+  return o;
+}
+
+namespace {
+
+/// The reference lowering needs ops that convert-linalg-to-loops does not
+/// handle broken into ones it does: linalg.softmax is decomposed into the
+/// generics that define its semantics.
+constexpr llvm::StringLiteral kReferenceScript = R"mlir(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %softmax = transform.structured.match ops{["linalg.softmax"]} in %root : (!transform.any_op) -> !transform.any_op
+    %parts = transform.structured.decompose_interface %softmax : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+)mlir";
+
+/// Collects diagnostics as text, so a child can report them.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext *context)
+      : handler(context, [this](Diagnostic &diag) {
+          if (diag.getSeverity() == DiagnosticSeverity::Error) {
+            if (!text.empty())
+              text += "; ";
+            text += diag.str();
+          }
+          return success();
+        }) {}
+  std::string text;
+
+private:
+  ScopedDiagnosticHandler handler;
+};
+
+void writeReport(llvm::raw_ostream &report, ErrorClass error,
+                 llvm::StringRef message, const Measurement *measurement,
+                 double relativeError) {
+  llvm::json::Object o{{"error", stringifyErrorClass(error)},
+                       {"message", message},
+                       {"relative_error", relativeError}};
+  if (measurement)
+    o["seconds"] = llvm::json::Array(measurement->seconds);
+  report << llvm::json::Value(std::move(o));
+}
+
+} // namespace
+
+Operation *CpuEvaluator::getKernelAnchor() const {
+  return findKernelAnchor(*kernel.module);
+}
+
+void CpuEvaluator::prepareRun(unsigned set) {
+  const std::vector<HostBuffer> &source = inputSets[set % inputSets.size()];
+  for (auto [index, arg] : llvm::enumerate(kernel.arguments)) {
+    if (arg.role == BufferRole::Output)
+      working[index].poison();
+    else
+      working[index].copyFrom(source[index]);
+  }
+}
+
+FailureOr<std::unique_ptr<CpuEvaluator>>
+CpuEvaluator::create(Operation *anchor, const TargetDescription &target,
+                     const EvaluatorOptions &options) {
+  if (!target.isCpu() || !target.detectedFromHost)
+    return anchor->emitError("can only measure on this machine's CPU "
+                             "(target 'cpu'), not '")
+           << target.name << "'";
+  FailureOr<KernelModule> kernel = buildKernelModule(anchor);
+  if (failed(kernel))
+    return failure();
+  std::unique_ptr<CpuEvaluator> evaluator(new CpuEvaluator());
+  evaluator->target = &target;
+  evaluator->options = options;
+  evaluator->kernel = std::move(*kernel);
+
+  uint64_t setBytes = 0;
+  for (const KernelArgument &arg : evaluator->kernel.arguments) {
+    std::optional<ElementKind> kind = getElementKind(arg.elementType);
+    if (!kind)
+      return anchor->emitError("element type ")
+             << arg.elementType << " is not supported by the CPU runner";
+    setBytes += arg.numElements() * getElementBytes(*kind);
+  }
+  unsigned numSets = std::clamp<uint64_t>(
+      options.maxInputBytes / std::max<uint64_t>(setBytes, 1), 1, 3);
+  for (unsigned set = 0; set < numSets; ++set) {
+    std::vector<HostBuffer> buffers;
+    for (auto [index, arg] : llvm::enumerate(evaluator->kernel.arguments)) {
+      HostBuffer buffer(arg.shape, *getElementKind(arg.elementType));
+      buffer.fillRandom(options.seed * 1000003 + set * 101 + index);
+      buffers.push_back(std::move(buffer));
+    }
+    evaluator->inputSets.push_back(std::move(buffers));
+  }
+  evaluator->working = evaluator->inputSets[0];
+
+  // The reference: run unscheduled in a child, outputs back through a file.
+  llvm::SmallString<128> path;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("ke-reference", "bin", path))
+    return anchor->emitError("cannot create a temporary file: ")
+           << ec.message();
+  CandidateRecord record = evaluator->runCandidate(nullptr, path);
+  auto removeFile = llvm::make_scope_exit([&] { llvm::sys::fs::remove(path); });
+  if (!record.isValid())
+    return anchor->emitError("the reference (unscheduled) kernel failed: ")
+           << stringifyErrorClass(record.error) << ": " << record.message;
+  auto contents = llvm::MemoryBuffer::getFile(path);
+  if (!contents)
+    return anchor->emitError("cannot read the reference outputs");
+  size_t offset = 0;
+  for (auto [index, arg] : llvm::enumerate(evaluator->kernel.arguments)) {
+    if (!arg.isWritten()) {
+      evaluator->reference.push_back(std::nullopt);
+      continue;
+    }
+    HostBuffer buffer(arg.shape, *getElementKind(arg.elementType));
+    if (offset + buffer.getSizeInBytes() > (*contents)->getBufferSize())
+      return anchor->emitError("the reference outputs are truncated");
+    std::memcpy(buffer.getData(), (*contents)->getBufferStart() + offset,
+                buffer.getSizeInBytes());
+    offset += buffer.getSizeInBytes();
+    evaluator->reference.push_back(std::move(buffer));
+  }
+  return evaluator;
+}
+
+CandidateRecord CpuEvaluator::runCandidate(const Schedule *schedule,
+                                           llvm::StringRef referenceFile) {
+  MLIRContext *context = kernel.module->getContext();
+  std::string script = schedule
+                           ? schedule->getScript(getKernelAnchor(), *target)
+                           : kReferenceScript.str();
+  unsigned threads =
+      schedule ? unsigned(schedule->getAssignment().get("threads", 0)) : 0;
+
+  ChildResult child = runInChild(
+      [&](llvm::raw_ostream &report) -> int {
+        DiagnosticCollector diagnostics(context);
+        OwningOpRef<ModuleOp> payload = kernel.module->clone();
+        OwningOpRef<ModuleOp> parsed = parseScript(script, context);
+        if (!parsed || failed(applySchedule(*payload, *parsed))) {
+          writeReport(report, ErrorClass::InvalidSchedule, diagnostics.text,
+                      nullptr, 0);
+          return 0;
+        }
+        CpuLoweringOptions lowering;
+        lowering.numThreads = threads;
+        if (failed(lowerKernelToLLVM(*payload, lowering))) {
+          writeReport(report, ErrorClass::CompileError, diagnostics.text,
+                      nullptr, 0);
+          return 0;
+        }
+        auto executable = CpuExecutable::create(*payload);
+        if (!executable) {
+          writeReport(report, ErrorClass::CompileError,
+                      llvm::toString(executable.takeError()), nullptr, 0);
+          return 0;
+        }
+        // One checked run on input set 0.
+        prepareRun(0);
+        if (llvm::Error error = (*executable)->run(working)) {
+          writeReport(report, ErrorClass::LaunchError,
+                      llvm::toString(std::move(error)), nullptr, 0);
+          return 0;
+        }
+        double worst = 0;
+        if (!referenceFile.empty()) {
+          std::error_code ec;
+          llvm::raw_fd_ostream out(referenceFile, ec);
+          for (auto [index, arg] : llvm::enumerate(kernel.arguments))
+            if (arg.isWritten())
+              out.write(static_cast<const char *>(working[index].getData()),
+                        working[index].getSizeInBytes());
+          if (ec || out.has_error()) {
+            writeReport(report, ErrorClass::Crash,
+                        "cannot write the reference outputs", nullptr, 0);
+            return 0;
+          }
+        } else {
+          for (auto [index, arg] : llvm::enumerate(kernel.arguments)) {
+            if (!reference[index])
+              continue;
+            double error = relativeL2Error(working[index], *reference[index]);
+            worst = std::max(worst, error);
+            if (!(error <= getTolerance(working[index].getKind()))) {
+              writeReport(report, ErrorClass::WrongResult,
+                          llvm::formatv("relative L2 error {0:e} in output #{1} "
+                                        "exceeds the {2} tolerance {3:e}",
+                                        error, index,
+                                        stringifyElementKind(working[index].getKind()),
+                                        getTolerance(working[index].getKind()))
+                              .str(),
+                          nullptr, error);
+              return 0;
+            }
+          }
+        }
+        auto measurement = measure([&](unsigned run) { prepareRun(run); },
+                                   [&] { return (*executable)->run(working); },
+                                   options.measure);
+        if (!measurement) {
+          writeReport(report, ErrorClass::LaunchError,
+                      llvm::toString(measurement.takeError()), nullptr, 0);
+          return 0;
+        }
+        writeReport(report, ErrorClass::None, "", &*measurement, worst);
+        return 0;
+      },
+      options.timeoutSeconds);
+
+  CandidateRecord record;
+  if (schedule)
+    record.schedule = *schedule;
+  if (child.status == ChildResult::Status::TimedOut) {
+    record.error = ErrorClass::Timeout;
+    record.message = child.describe();
+    return record;
+  }
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(child.report);
+  const llvm::json::Object *report = parsed ? parsed->getAsObject() : nullptr;
+  if (!parsed)
+    llvm::consumeError(parsed.takeError());
+  if (!child.succeeded() || !report) {
+    record.error = ErrorClass::Crash;
+    record.message = "the candidate's process ended with " + child.describe();
+    return record;
+  }
+  record.error = parseErrorClass(report->getString("error").value_or("crash"))
+                     .value_or(ErrorClass::Crash);
+  record.message = report->getString("message").value_or("").str();
+  record.relativeError = report->getNumber("relative_error").value_or(0);
+  if (const llvm::json::Array *seconds = report->getArray("seconds")) {
+    for (const llvm::json::Value &s : *seconds)
+      record.measurement.seconds.push_back(s.getAsNumber().value_or(0));
+    record.measurement.median = median(record.measurement.seconds);
+  }
+  return record;
+}
+
+CandidateRecord CpuEvaluator::evaluate(const Schedule &schedule) {
+  return runCandidate(&schedule, "");
+}
+
+CandidateRecord CpuEvaluator::evaluateReference() {
+  return runCandidate(nullptr, "");
+}

@@ -1,0 +1,16 @@
+//===- CpuRules.h - The CPU sketch rules ------------------------*- C++ -*-===//
+#ifndef KE_LIB_SKETCH_CPURULES_H
+#define KE_LIB_SKETCH_CPURULES_H
+
+#include "ke/Sketch/SketchRule.h"
+
+namespace ke {
+
+/// Multi-level tiling of any linalg structured op (CpuTilingRule.cpp).
+const SketchRule &getCpuTilingRule();
+/// linalg.softmax: decompose, then tile rows across threads (CpuSoftmaxRule.cpp).
+const SketchRule &getCpuSoftmaxRule();
+
+} // namespace ke
+
+#endif // KE_LIB_SKETCH_CPURULES_H

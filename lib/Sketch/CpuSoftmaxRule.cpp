@@ -1,0 +1,107 @@
+//===- CpuSoftmaxRule.cpp - Softmax on CPU --------------------------------===//
+//
+// linalg.softmax is not a structured op: the sketch decomposes it into its
+// max, subtract-exp, sum and divide generics, tiles each over the leading
+// (non-softmax) dimensions into scf.forall loops that run on `threads`
+// OpenMP threads, and vectorizes the row computations.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuRules.h"
+#include "ScriptWriter.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace ke;
+
+namespace {
+
+class CpuSoftmaxRule final : public SketchRule {
+public:
+  llvm::StringRef getName() const override { return "cpu.softmax"; }
+
+  bool matches(Operation *anchor,
+               const TargetDescription &target) const override {
+    auto softmax = dyn_cast<linalg::SoftmaxOp>(anchor);
+    if (!target.isCpu() || !softmax)
+      return false;
+    auto type = dyn_cast<RankedTensorType>(softmax.getInput().getType());
+    // Rows are tiled over the leading dimensions: the softmax dimension must
+    // be the last one.
+    return type && type.hasStaticShape() && type.getRank() >= 2 &&
+           softmax.getDimension() == uint64_t(type.getRank() - 1);
+  }
+
+  KnobSpace getKnobSpace(Operation *anchor,
+                         const TargetDescription &target) const override {
+    auto type = cast<RankedTensorType>(
+        cast<linalg::SoftmaxOp>(anchor).getInput().getType());
+    unsigned cores = std::max(1u, target.cpu.cores);
+    KnobSpace space;
+    Knob threads{"threads", {}, 0};
+    for (unsigned t = 1; t < cores; t *= 2)
+      threads.choices.push_back(t);
+    threads.choices.push_back(cores);
+    threads.defaultIndex = threads.choices.size() - 1;
+    space.knobs.push_back(threads);
+    int64_t rows = type.getDimSize(0);
+    Knob tile{"forall.d0", tileCandidates(rows, rows), 0};
+    auto it = llvm::lower_bound(tile.choices, llvm::divideCeil(rows, cores));
+    tile.defaultIndex =
+        it == tile.choices.end() ? tile.choices.size() - 1 : it - tile.choices.begin();
+    space.knobs.push_back(tile);
+    return space;
+  }
+
+  std::string emitScript(Operation *anchor, const TargetDescription &target,
+                         const KnobAssignment &knobs) const override {
+    ScriptWriter w;
+    w.comment("sketch cpu.softmax: " + knobs.str());
+    std::string softmax = w.fresh("softmax"), parts = w.fresh("parts");
+    std::string ops = w.fresh("ops");
+    w.line(llvm::formatv("{0} = transform.structured.match "
+                         "ops{{[\"linalg.softmax\"]} in %root : "
+                         "(!transform.any_op) -> !transform.any_op",
+                         softmax));
+    w.comment("max, subtract-exp, sum and divide as linalg.generic + fill");
+    w.line(llvm::formatv("{0} = transform.structured.decompose_interface {1} "
+                         ": (!transform.any_op) -> !transform.any_op",
+                         parts, softmax));
+    w.line(llvm::formatv("{0} = transform.structured.match "
+                         "ops{{[\"linalg.generic\", \"linalg.fill\"]} in %root "
+                         ": (!transform.any_op) -> !transform.any_op",
+                         ops));
+    w.comment("rows across threads");
+    w.line("transform.foreach " + ops + " : !transform.any_op {");
+    w.line("^bb0(%part: !transform.any_op):");
+    w.line(llvm::formatv("  %tiled, %forall = transform.structured."
+                         "tile_using_forall %part tile_sizes [{0}] : "
+                         "(!transform.any_op) -> (!transform.any_op, "
+                         "!transform.any_op)",
+                         knobs.get("forall.d0", 1)));
+    w.line("}");
+    std::string func = w.fresh("func"), vectorized = w.fresh("func");
+    w.line(llvm::formatv("{0} = transform.structured.match ops{{[\"func.func\"]} "
+                         "in %root : (!transform.any_op) -> !transform.any_op",
+                         func));
+    w.line(llvm::formatv("{0} = transform.structured.vectorize_children_and_"
+                         "apply_patterns {1} : (!transform.any_op) -> "
+                         "!transform.any_op",
+                         vectorized, func));
+    w.line("transform.apply_patterns to " + vectorized + " {");
+    w.line("  transform.apply_patterns.vector.lower_multi_reduction "
+           "lowering_strategy = \"innerreduction\"");
+    w.line("  transform.apply_patterns.canonicalization");
+    w.line("} : !transform.any_op");
+    return w.finish();
+  }
+};
+
+} // namespace
+
+const SketchRule &ke::getCpuSoftmaxRule() {
+  static const CpuSoftmaxRule rule;
+  return rule;
+}

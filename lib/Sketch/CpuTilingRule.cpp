@@ -1,0 +1,335 @@
+//===- CpuTilingRule.cpp - Multi-level tiling for CPU ("SSRSRS") ----------===//
+//
+// The CPU sketch for every linalg structured op, after Ansor's CPU rules:
+//
+//   S  tile_using_forall on the outer parallel loops    knobs forall.dN, threads
+//   R  tile_using_for on the innermost reduction loop   knob  kblock.dN (cache)
+//   S  tile_using_for on all parallel loops             knobs reg.dN (registers)
+//   R  tile_using_for on all reduction loops            knob  kvec.dN
+//   2-D convolutions and pooling are decomposed to 1-D (the register level
+//   tiles the first output-image and window loops to 1), the register and
+//   inner loops are peeled where tiles are partial, so the main part of every
+//   loop has static shapes, and the function is vectorized: contractions
+//   become outer products, reductions inner reductions. The parallel loops
+//   run on `threads` OpenMP threads (a lowering option, see
+//   ke/Codegen/CpuPipeline.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuRules.h"
+#include "ScriptWriter.h"
+
+#include "ke/Workload/Workload.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace ke;
+
+namespace {
+
+/// The loop structure of an anchor, as the rule sees it.
+struct LoopNest {
+  SmallVector<int64_t> ranges;
+  SmallVector<unsigned> parallel;  // loop indices, outermost first
+  SmallVector<unsigned> reduction; // loop indices, outermost first
+  /// Loops the register level must tile to 1 so that decompose applies.
+  SmallVector<unsigned> forcedUnit;
+  bool decompose = false;
+  bool isContraction = false;
+  unsigned elementBits = 32;
+};
+
+LoopNest analyze(linalg::LinalgOp op) {
+  LoopNest nest;
+  nest.ranges = op.getStaticLoopRanges();
+  for (auto [index, type] : llvm::enumerate(op.getIteratorTypesArray()))
+    (type == utils::IteratorType::parallel ? nest.parallel : nest.reduction)
+        .push_back(index);
+  WorkloadKind kind = classifyWorkload(op);
+  nest.isContraction = kind == WorkloadKind::Contraction;
+  // 2-D convolutions and pooling: decompose to 1-D needs the first output
+  // image loop and the first window loop to be 1 in the innermost tile.
+  if (kind == WorkloadKind::Convolution || kind == WorkloadKind::Pooling) {
+    FailureOr<linalg::ConvolutionDimensions> dims =
+        linalg::inferConvolutionDims(op);
+    if (succeeded(dims) && dims->outputImage.size() == 2 &&
+        dims->filterLoop.size() == 2 && dims->depth.empty()) {
+      nest.forcedUnit = {dims->outputImage[0], dims->filterLoop[0]};
+      nest.decompose = true;
+    }
+  }
+  Type elementType = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  if (elementType.isIntOrFloat())
+    nest.elementBits = std::max(8u, elementType.getIntOrFloatBitWidth());
+  return nest;
+}
+
+/// The parallel loops that get register-tile knobs: the two innermost that
+/// are not forced to 1 and have more than one iteration.
+SmallVector<unsigned> registerLoops(const LoopNest &nest) {
+  SmallVector<unsigned> loops;
+  for (unsigned loop : llvm::reverse(nest.parallel)) {
+    if (loops.size() == 2)
+      break;
+    if (!llvm::is_contained(nest.forcedUnit, loop) && nest.ranges[loop] > 1)
+      loops.insert(loops.begin(), loop);
+  }
+  return loops;
+}
+
+/// The outer parallel loops that get forall knobs.
+SmallVector<unsigned> forallLoops(const LoopNest &nest) {
+  SmallVector<unsigned> loops;
+  for (unsigned loop : nest.parallel)
+    if (loops.size() < 2 && nest.ranges[loop] > 1)
+      loops.push_back(loop);
+  return loops;
+}
+
+/// The innermost reduction loop that is not forced to 1, if any.
+std::optional<unsigned> innerReduction(const LoopNest &nest) {
+  for (unsigned loop : llvm::reverse(nest.reduction))
+    if (!llvm::is_contained(nest.forcedUnit, loop) && nest.ranges[loop] > 1)
+      return loop;
+  return std::nullopt;
+}
+
+std::string knobName(llvm::StringRef level, unsigned loop) {
+  return (level + ".d" + llvm::Twine(loop)).str();
+}
+
+unsigned indexOf(llvm::ArrayRef<int64_t> choices, int64_t value) {
+  auto it = llvm::lower_bound(choices, value);
+  return it == choices.end() ? choices.size() - 1 : it - choices.begin();
+}
+
+unsigned vectorLanes(const LoopNest &nest, const TargetDescription &target) {
+  return std::max(1u, target.cpu.vectorBits / nest.elementBits);
+}
+
+/// Architectural vector registers: 32 with AVX-512 and on AArch64, else 16.
+unsigned vectorRegisters(const TargetDescription &target) {
+  return target.cpu.vectorBits >= 512 ||
+                 llvm::StringRef(target.triple).starts_with("aarch64")
+             ? 32
+             : 16;
+}
+
+/// Whether tiling a loop of `extent` iterations (or a partial forall tile of
+/// `outerTile` iterations when `outerTile` does not divide the range) by
+/// `tile` leaves no partial tile, so the loop needs no peeling.
+bool dividesEvenly(int64_t range, int64_t outerTile, int64_t tile) {
+  if (outerTile == 0)
+    return range % tile == 0;
+  return range % outerTile == 0 && outerTile % tile == 0;
+}
+
+class CpuTilingRule final : public SketchRule {
+public:
+  llvm::StringRef getName() const override { return "cpu.tile"; }
+
+  bool matches(Operation *anchor,
+               const TargetDescription &target) const override {
+    auto op = dyn_cast<linalg::LinalgOp>(anchor);
+    return target.isCpu() && op && op.hasPureTensorSemantics() &&
+           op.getNumDpsInits() == 1 &&
+           llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic);
+  }
+
+  KnobSpace getKnobSpace(Operation *anchor,
+                         const TargetDescription &target) const override {
+    LoopNest nest = analyze(cast<linalg::LinalgOp>(anchor));
+    KnobSpace space;
+    unsigned cores = std::max(1u, target.cpu.cores);
+
+    Knob threads{"threads", {}, 0};
+    for (unsigned t = 1; t < cores; t *= 2)
+      threads.choices.push_back(t);
+    threads.choices.push_back(cores);
+    threads.defaultIndex = threads.choices.size() - 1;
+    space.knobs.push_back(threads);
+
+    // Outer tiles: enough of them to feed every core by default.
+    for (auto [position, loop] : llvm::enumerate(forallLoops(nest))) {
+      int64_t range = nest.ranges[loop];
+      Knob knob{knobName("forall", loop), {0}, 0};
+      for (int64_t tile : tileCandidates(range, range / 2))
+        if (tile >= 2)
+          knob.choices.push_back(tile);
+      if (position == 0 && cores > 1 && knob.choices.size() > 1)
+        knob.defaultIndex =
+            indexOf(knob.choices, llvm::divideCeil(range, cores));
+      space.knobs.push_back(knob);
+    }
+
+    std::optional<unsigned> kLoop = innerReduction(nest);
+    if (kLoop && nest.ranges[*kLoop] >= 64) {
+      Knob knob{knobName("kblock", *kLoop), {0}, 0};
+      for (int64_t tile : {32, 64, 128, 256, 512})
+        if (tile < nest.ranges[*kLoop])
+          knob.choices.push_back(tile);
+      space.knobs.push_back(knob);
+    }
+
+    // Register tiles: a vector's worth on the innermost loop, a few rows
+    // of outer products on the next for contractions.
+    SmallVector<unsigned> regLoops = registerLoops(nest);
+    unsigned lanes = vectorLanes(nest, target);
+    for (auto [position, loop] : llvm::enumerate(regLoops)) {
+      Knob knob{knobName("reg", loop), tileCandidates(nest.ranges[loop], 64),
+                0};
+      bool innermost = position + 1 == regLoops.size();
+      int64_t preferred = innermost ? lanes : (nest.isContraction ? 4 : 1);
+      knob.defaultIndex = indexOf(knob.choices, preferred);
+      space.knobs.push_back(knob);
+    }
+    if (kLoop) {
+      Knob knob{knobName("kvec", *kLoop), tileCandidates(nest.ranges[*kLoop], 16),
+                0};
+      int64_t preferred = nest.isContraction ? 1 : lanes;
+      // Reductions without parallel register loops vectorize along k.
+      knob.defaultIndex = indexOf(knob.choices, preferred);
+      space.knobs.push_back(knob);
+    }
+    return space;
+  }
+
+  LogicalResult checkLimits(Operation *anchor, const TargetDescription &target,
+                            const KnobAssignment &knobs,
+                            std::string &reason) const override {
+    LoopNest nest = analyze(cast<linalg::LinalgOp>(anchor));
+    int64_t accumulators = 1;
+    for (unsigned loop : registerLoops(nest))
+      accumulators *= knobs.get(knobName("reg", loop), 1);
+    int64_t capacity =
+        int64_t(vectorRegisters(target)) * vectorLanes(nest, target);
+    if (accumulators > capacity) {
+      reason = llvm::formatv("register tile of {0} elements exceeds the {1} "
+                             "that fit in vector registers",
+                             accumulators, capacity);
+      return failure();
+    }
+    std::optional<unsigned> kLoop = innerReduction(nest);
+    int64_t unrolled =
+        accumulators * (kLoop ? knobs.get(knobName("kvec", *kLoop), 1) : 1);
+    if (unrolled > 8192) {
+      reason = llvm::formatv("innermost tile of {0} operations is too much "
+                             "straight-line code (limit 8192)",
+                             unrolled);
+      return failure();
+    }
+    return success();
+  }
+
+  std::string emitScript(Operation *anchor, const TargetDescription &target,
+                         const KnobAssignment &knobs) const override {
+    auto op = cast<linalg::LinalgOp>(anchor);
+    LoopNest nest = analyze(op);
+    unsigned numLoops = nest.ranges.size();
+    SmallVector<int64_t> outer(numLoops, 0), block(numLoops, 0),
+        reg(numLoops, 0), inner(numLoops, 0);
+    for (unsigned loop : forallLoops(nest))
+      outer[loop] = knobs.get(knobName("forall", loop));
+    for (unsigned loop : nest.parallel)
+      reg[loop] = knobs.get(knobName("reg", loop), 1);
+    for (unsigned loop : nest.reduction)
+      inner[loop] = knobs.get(knobName("kvec", loop), 1);
+    if (std::optional<unsigned> kLoop = innerReduction(nest))
+      block[*kLoop] = knobs.get(knobName("kblock", *kLoop));
+
+    ScriptWriter w;
+    std::string current = w.fresh("op");
+    w.comment("sketch cpu.tile: " + knobs.str());
+    w.line(llvm::formatv("{0} = transform.structured.match ops{{[\"{1}\"]} "
+                         "in %root : (!transform.any_op) -> !transform.any_op",
+                         current, anchor->getName().getStringRef()));
+    if (llvm::any_of(outer, [](int64_t t) { return t != 0; })) {
+      std::string tiled = w.fresh("op"), forall = w.fresh("forall");
+      w.comment("S: outer parallel tiles, one scf.forall over threads");
+      w.line(llvm::formatv(
+          "{0}, {1} = transform.structured.tile_using_forall {2} tile_sizes "
+          "{3} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)",
+          tiled, forall, current, ScriptWriter::list(outer)));
+      current = tiled;
+    }
+
+    // The levels tiled with scf.for: reduction blocks, register tiles and
+    // the inner reduction tile. Loops with partial tiles are peeled after.
+    SmallVector<std::string> peel;
+    auto tileFor = [&](llvm::StringRef what, ArrayRef<int64_t> sizes,
+                       ArrayRef<int64_t> enclosing) {
+      SmallVector<unsigned> tiledLoops;
+      for (unsigned loop = 0; loop < numLoops; ++loop)
+        if (sizes[loop] != 0)
+          tiledLoops.push_back(loop);
+      if (tiledLoops.empty())
+        return;
+      std::string tiled = w.fresh("op");
+      SmallVector<std::string> loops;
+      for (size_t i = 0; i < tiledLoops.size(); ++i)
+        loops.push_back(w.fresh("loop"));
+      std::string types = "!transform.any_op";
+      for (size_t i = 0; i < tiledLoops.size(); ++i)
+        types += ", !transform.op<\"scf.for\">";
+      w.comment(what.str());
+      w.line(llvm::formatv("{0}, {1} = transform.structured.tile_using_for "
+                           "{2} tile_sizes {3} : (!transform.any_op) -> ({4})",
+                           tiled, llvm::join(loops, ", "), current,
+                           ScriptWriter::list(sizes), types));
+      current = tiled;
+      for (auto [loop, handle] : llvm::zip(tiledLoops, loops))
+        if (!dividesEvenly(nest.ranges[loop], enclosing[loop], sizes[loop]))
+          peel.push_back(handle);
+    };
+    tileFor("R: reduction blocks that stay in cache", block,
+            SmallVector<int64_t>(numLoops, 0));
+    tileFor("S: register tiles", reg, outer);
+    tileFor("R: inner reduction tile, unrolled into the vector code", inner,
+            block);
+
+    if (nest.decompose) {
+      std::string decomposed = w.fresh("op");
+      w.comment("2-D window op -> 1-D, which the vectorizer handles");
+      w.line(llvm::formatv("{0} = transform.structured.decompose {1} : "
+                           "(!transform.any_op) -> !transform.any_op",
+                           decomposed, current));
+    }
+    // Innermost loops first, so that each peel clones already peeled loops.
+    for (const std::string &loop : llvm::reverse(peel)) {
+      w.line(llvm::formatv(
+          "{0}, {1} = transform.loop.peel {2} : (!transform.op<\"scf.for\">) "
+          "-> (!transform.any_op, !transform.any_op)",
+          w.fresh("main"), w.fresh("rest"), loop));
+    }
+    std::string func = w.fresh("func"), vectorized = w.fresh("func");
+    w.comment("vectorize the static inner tiles and lower the vector ops");
+    w.line(llvm::formatv("{0} = transform.structured.match ops{{[\"func.func\"]} "
+                         "in %root : (!transform.any_op) -> !transform.any_op",
+                         func));
+    w.line(llvm::formatv("{0} = transform.structured.vectorize_children_and_"
+                         "apply_patterns {1} : (!transform.any_op) -> "
+                         "!transform.any_op",
+                         vectorized, func));
+    w.line("transform.apply_patterns to " + vectorized + " {");
+    w.line("  transform.apply_patterns.vector.lower_contraction "
+           "lowering_strategy = \"outerproduct\"");
+    w.line("  transform.apply_patterns.vector.lower_multi_reduction "
+           "lowering_strategy = \"innerreduction\"");
+    w.line("  transform.apply_patterns.vector.transfer_permutation_patterns");
+    w.line("  transform.apply_patterns.vector.lower_outerproduct");
+    w.line("  transform.apply_patterns.canonicalization");
+    w.line("} : !transform.any_op");
+    w.line("transform.apply_cse to " + vectorized + " : !transform.any_op");
+    return w.finish();
+  }
+};
+
+} // namespace
+
+const SketchRule &ke::getCpuTilingRule() {
+  static const CpuTilingRule rule;
+  return rule;
+}

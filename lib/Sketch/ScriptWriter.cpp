@@ -1,0 +1,40 @@
+//===- ScriptWriter.cpp - Building transform scripts as text --------------===//
+
+#include "ScriptWriter.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace ke;
+
+ScriptWriter::ScriptWriter() = default;
+
+std::string ScriptWriter::fresh(llvm::StringRef stem) {
+  return ("%" + stem + llvm::Twine(counter++)).str();
+}
+
+void ScriptWriter::line(const std::string &text) {
+  body += "    " + text + "\n";
+}
+
+void ScriptWriter::comment(const std::string &text) {
+  body += "    // " + text + "\n";
+}
+
+std::string ScriptWriter::finish() {
+  return "module attributes {transform.with_named_sequence} {\n"
+         "  transform.named_sequence @__transform_main(%root: "
+         "!transform.any_op {transform.readonly}) {\n" +
+         body +
+         "    transform.yield\n"
+         "  }\n"
+         "}\n";
+}
+
+std::string ScriptWriter::list(llvm::ArrayRef<int64_t> values) {
+  return "[" +
+         llvm::join(llvm::map_range(values,
+                                    [](int64_t v) { return std::to_string(v); }),
+                    ", ") +
+         "]";
+}

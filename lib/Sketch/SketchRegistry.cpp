@@ -1,0 +1,39 @@
+//===- SketchRegistry.cpp - The sketch rules of each target family --------===//
+//
+// A new rule is one file plus one line here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuRules.h"
+
+using namespace ke;
+
+llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
+  static const SketchRule *const cpuRules[] = {&getCpuSoftmaxRule(),
+                                               &getCpuTilingRule()};
+  switch (family) {
+  case TargetFamily::Cpu:
+    return cpuRules;
+  case TargetFamily::Cuda:
+  case TargetFamily::Rocm:
+    return {}; // issues #5 and #6
+  }
+  return {};
+}
+
+const SketchRule *ke::selectSketchRule(mlir::Operation *anchor,
+                                       const TargetDescription &target) {
+  for (const SketchRule *rule : getSketchRules(target.family))
+    if (rule->matches(anchor, target))
+      return rule;
+  return nullptr;
+}
+
+const SketchRule *ke::findSketchRule(llvm::StringRef name) {
+  for (TargetFamily family :
+       {TargetFamily::Cpu, TargetFamily::Cuda, TargetFamily::Rocm})
+    for (const SketchRule *rule : getSketchRules(family))
+      if (rule->getName() == name)
+        return rule;
+  return nullptr;
+}

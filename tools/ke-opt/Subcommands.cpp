@@ -1,0 +1,84 @@
+//===- Subcommands.cpp - The subcommands and their shared options --------===//
+
+#include "Subcommands.h"
+
+namespace cl = llvm::cl;
+using namespace ke;
+
+cl::SubCommand &ke::getWorkloadsCommand() {
+  static cl::SubCommand command(
+      "workloads",
+      "Print the tuning workloads of MLIR files: one JSON object per line "
+      "with key, op, kind, count, shapes, element types, flops, bytes and "
+      "fusable neighbours");
+  return command;
+}
+cl::SubCommand &ke::getTargetCommand() {
+  static cl::SubCommand command(
+      "target", "Describe targets as JSON, one per line (default: cpu, this "
+                "machine). Forms: cpu, cpu:<model>, cuda:sm_<NN>, "
+                "rocm:gfx<N>; an unknown name lists them all");
+  return command;
+}
+cl::SubCommand &ke::getSketchesCommand() {
+  static cl::SubCommand command(
+      "sketches", "Print, for each workload, the sketch rule that applies, "
+                  "its knobs and the transform script of its default (or "
+                  "given) knob values");
+  return command;
+}
+cl::SubCommand &ke::getTuneCommand() {
+  static cl::SubCommand command(
+      "tune", "Search schedules for the workloads of MLIR files on this CPU "
+              "(random search; issue #4 brings the real search)");
+  return command;
+}
+cl::SubCommand &ke::getCompileCommand() {
+  static cl::SubCommand command(
+      "compile", "Apply the best known schedules and emit code (not "
+                 "implemented yet: issue #4)");
+  return command;
+}
+cl::SubCommand &ke::getBenchCommand() {
+  static cl::SubCommand command(
+      "bench", "Time the untuned-default, best-recorded and reference code "
+               "of each workload, and check it");
+  return command;
+}
+cl::SubCommand &ke::getDbCommand() {
+  static cl::SubCommand command(
+      "db", "Read and move tuning records: list, best, export, import (not "
+            "implemented yet: issue #4)");
+  return command;
+}
+
+cl::list<std::string> ke::inputFiles(cl::Positional, cl::ZeroOrMore,
+                                     cl::desc("<input.mlir>..."),
+                                     cl::sub(getTuneCommand()),
+                                     cl::sub(getCompileCommand()),
+                                     cl::sub(getBenchCommand()),
+                                     cl::sub(getSketchesCommand()));
+cl::opt<std::string> ke::targetOption(
+    "target", cl::desc("Target (see `ke-opt target --help`)"), cl::init("cpu"),
+    cl::sub(getTuneCommand()), cl::sub(getCompileCommand()),
+    cl::sub(getBenchCommand()), cl::sub(getSketchesCommand()));
+cl::opt<std::string> ke::dbOption(
+    "db", cl::desc("Tuning database (default $KE_DB or ke-tuning.db; used "
+                   "from issue #4 on)"),
+    cl::sub(getTuneCommand()), cl::sub(getCompileCommand()),
+    cl::sub(getBenchCommand()), cl::sub(getDbCommand()));
+cl::opt<uint64_t> ke::seedOption("seed", cl::desc("Random seed"), cl::init(0),
+                                 cl::sub(getTuneCommand()),
+                                 cl::sub(getBenchCommand()));
+
+llvm::ArrayRef<Subcommand> ke::getSubcommands() {
+  static const Subcommand subcommands[] = {
+      {&getWorkloadsCommand(), runWorkloadsCommand},
+      {&getTargetCommand(), runTargetCommand},
+      {&getSketchesCommand(), runSketchesCommand},
+      {&getTuneCommand(), runTuneCommand},
+      {&getCompileCommand(), runCompileCommand},
+      {&getBenchCommand(), runBenchCommand},
+      {&getDbCommand(), runDbCommand}};
+  return subcommands;
+}

@@ -1,0 +1,39 @@
+//===- ToolSupport.h - What several subcommands share -----------*- C++ -*-===//
+#ifndef KE_TOOLS_KE_OPT_TOOLSUPPORT_H
+#define KE_TOOLS_KE_OPT_TOOLSUPPORT_H
+
+#include "ke/Target/Target.h"
+#include "ke/Workload/Workload.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <optional>
+#include <vector>
+
+namespace ke {
+
+/// Parsed inputs and their workloads, merged by key. The modules own the IR
+/// the workloads point into.
+struct LoadedInputs {
+  llvm::SmallVector<mlir::OwningOpRef<mlir::ModuleOp>> modules;
+  std::vector<Workload> workloads;
+  /// True when some file failed to load (its errors were reported).
+  bool failed = false;
+};
+
+/// Loads every file with located diagnostics through `context`'s handler.
+LoadedInputs loadInputs(llvm::ArrayRef<std::string> files,
+                        mlir::MLIRContext &context);
+
+/// Parses the --target option; reports an error for `command` on failure.
+std::optional<TargetDescription> parseTargetOption(llvm::StringRef command);
+
+/// The context subcommands use: ke's dialects, single-threaded (candidate
+/// evaluation forks, which must not happen while other threads hold locks).
+std::unique_ptr<mlir::MLIRContext> createToolContext();
+
+} // namespace ke
+
+#endif // KE_TOOLS_KE_OPT_TOOLSUPPORT_H
