@@ -50,9 +50,15 @@ LoopNest analyze(linalg::LinalgOp op) {
         .push_back(index);
   WorkloadKind kind = classifyWorkload(op);
   nest.isContraction = kind == WorkloadKind::Contraction;
-  // 2-D convolutions and pooling: decompose to 1-D needs the first output
-  // image loop and the first window loop to be 1 in the innermost tile.
-  if (kind == WorkloadKind::Convolution || kind == WorkloadKind::Pooling) {
+  // 2-D convolutions and pooling in channels-last layouts: decompose to 1-D
+  // needs the first output image loop and the first window loop to be 1 in
+  // the innermost tile. (Channels-first layouts decompose to 1-D NCW ops,
+  // whose vectorization MLIR 22 gets wrong for some strided shapes: the
+  // tuner caught wrong results, so they keep 2-D tiles.)
+  llvm::StringRef name = op->getName().getStringRef();
+  bool channelsLast = name.contains("_nhwc");
+  if ((kind == WorkloadKind::Convolution || kind == WorkloadKind::Pooling) &&
+      channelsLast) {
     FailureOr<linalg::ConvolutionDimensions> dims =
         linalg::inferConvolutionDims(op);
     if (succeeded(dims) && dims->outputImage.size() == 2 &&
@@ -118,13 +124,21 @@ unsigned vectorRegisters(const TargetDescription &target) {
              : 16;
 }
 
-/// Whether tiling a loop of `extent` iterations (or a partial forall tile of
-/// `outerTile` iterations when `outerTile` does not divide the range) by
-/// `tile` leaves no partial tile, so the loop needs no peeling.
+/// Whether tiling a loop of `range` iterations, already tiled by `outerTile`
+/// (0: not tiled), by `tile` leaves no partial tile, so it needs no peeling.
 bool dividesEvenly(int64_t range, int64_t outerTile, int64_t tile) {
   if (outerTile == 0)
     return range % tile == 0;
-  return range % outerTile == 0 && outerTile % tile == 0;
+  // The enclosing tiles are full (outerTile) or the last one (the rest).
+  return outerTile % tile == 0 && (range % outerTile) % tile == 0;
+}
+
+/// Whether the loop that tiling by `tile` creates has a partial tile that
+/// peeling can split off: it must have more than one iteration (peeling a
+/// single, partial iteration fails) and not divide evenly.
+bool needsPeeling(int64_t range, int64_t outerTile, int64_t tile) {
+  int64_t extent = outerTile == 0 ? range : std::min(range, outerTile);
+  return tile < extent && !dividesEvenly(range, outerTile, tile);
 }
 
 class CpuTilingRule final : public SketchRule {
@@ -135,7 +149,6 @@ public:
                const TargetDescription &target) const override {
     auto op = dyn_cast<linalg::LinalgOp>(anchor);
     return target.isCpu() && op && op.hasPureTensorSemantics() &&
-           op.getNumDpsInits() == 1 &&
            llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic);
   }
 
@@ -281,7 +294,7 @@ public:
                            ScriptWriter::list(sizes), types));
       current = tiled;
       for (auto [loop, handle] : llvm::zip(tiledLoops, loops))
-        if (!dividesEvenly(nest.ranges[loop], enclosing[loop], sizes[loop]))
+        if (needsPeeling(nest.ranges[loop], enclosing[loop], sizes[loop]))
           peel.push_back(handle);
     };
     tileFor("R: reduction blocks that stay in cache", block,

@@ -10,6 +10,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace ke;
@@ -84,12 +86,22 @@ FailureOr<KernelModule> ke::buildKernelModule(Operation *anchor) {
       mapping.map(operand->get(), arg);
     }
   }
-  // Constants the anchor uses as scalar operands travel with it.
+  // Constants the anchor uses, as scalar operands or inside its body, travel
+  // with it.
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(anchor->getRegions(), captured);
   for (OpOperand &operand : anchor->getOpOperands())
-    if (!isa<ShapedType>(operand.get().getType()) &&
-        !mapping.contains(operand.get()))
-      mapping.map(operand.get(),
-                  builder.clone(*operand.get().getDefiningOp())->getResult(0));
+    if (!isa<ShapedType>(operand.get().getType()))
+      captured.insert(operand.get());
+  for (Value value : captured) {
+    if (mapping.contains(value))
+      continue;
+    if (!matchPattern(value, m_Constant()))
+      return anchor->emitError("the op's body uses a value defined outside "
+                               "it that is not a constant; kernels take "
+                               "buffers only");
+    mapping.map(value, builder.clone(*value.getDefiningOp())->getResult(0));
+  }
 
   Operation *clone = builder.clone(*anchor, mapping);
   // Tensor results go back into the buffers of their inits.

@@ -19,6 +19,10 @@ using namespace mlir;
 using namespace ke;
 namespace cl = llvm::cl;
 
+static cl::opt<bool> printKernels(
+    "print-kernels",
+    cl::desc("Also print each workload's kernel module (the payload)"),
+    cl::sub(getSketchesCommand()));
 static cl::opt<std::string> knobValues(
     "knobs",
     cl::desc("Knob values to emit instead of the defaults: name=value,..."),
@@ -72,6 +76,8 @@ int ke::runSketchesCommand() {
       continue;
     }
     Operation *anchor = findKernelAnchor(*kernel->module);
+    if (printKernels)
+      llvm::outs() << *kernel->module << "\n";
     FailureOr<Schedule> schedule = getDefaultSchedule(anchor, *target);
     if (failed(schedule)) {
       llvm::outs() << "// no sketch rule applies\n";
