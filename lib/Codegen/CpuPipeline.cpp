@@ -31,7 +31,10 @@ std::string ke::getCpuLoweringPipeline(const CpuLoweringOptions &options) {
   return "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
          "canonicalize,cse,"
-         "convert-vector-to-scf,convert-linalg-to-loops,lower-affine," +
+         // Fully unrolled transfers need no stack temporaries: the loop form
+         // allocas a buffer per iteration and overflows the stack.
+         "convert-vector-to-scf{full-unroll=true},convert-linalg-to-loops,"
+         "lower-affine," +
          forall +
          "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
          "convert-scf-to-cf,convert-vector-to-llvm,convert-math-to-llvm,"

@@ -40,15 +40,13 @@ public:
         cast<linalg::SoftmaxOp>(anchor).getInput().getType());
     unsigned cores = std::max(1u, target.cpu.cores);
     KnobSpace space;
-    Knob threads{"threads", {}, 0};
-    for (unsigned t = 1; t < cores; t *= 2)
-      threads.choices.push_back(t);
-    threads.choices.push_back(cores);
-    threads.defaultIndex = threads.choices.size() - 1;
-    space.knobs.push_back(threads);
+    bool parallelByDefault =
+        cores > 1 && type.getNumElements() >= (int64_t(1) << 16);
+    space.knobs.push_back(makeThreadsKnob(cores, parallelByDefault));
     int64_t rows = type.getDimSize(0);
     Knob tile{"forall.d0", tileCandidates(rows, rows), 0};
-    auto it = llvm::lower_bound(tile.choices, llvm::divideCeil(rows, cores));
+    auto it = llvm::lower_bound(
+        tile.choices, parallelByDefault ? llvm::divideCeil(rows, cores) : rows);
     tile.defaultIndex =
         it == tile.choices.end() ? tile.choices.size() - 1 : it - tile.choices.begin();
     space.knobs.push_back(tile);

@@ -158,12 +158,13 @@ public:
     KnobSpace space;
     unsigned cores = std::max(1u, target.cpu.cores);
 
-    Knob threads{"threads", {}, 0};
-    for (unsigned t = 1; t < cores; t *= 2)
-      threads.choices.push_back(t);
-    threads.choices.push_back(cores);
-    threads.defaultIndex = threads.choices.size() - 1;
-    space.knobs.push_back(threads);
+    // Waking a team of threads costs tens of microseconds: small loop nests
+    // run on one thread by default.
+    int64_t iterations = 1;
+    for (int64_t range : nest.ranges)
+      iterations *= range;
+    bool parallelByDefault = cores > 1 && iterations >= (int64_t(1) << 18);
+    space.knobs.push_back(makeThreadsKnob(cores, parallelByDefault));
 
     // Outer tiles: enough of them to feed every core by default.
     for (auto [position, loop] : llvm::enumerate(forallLoops(nest))) {
@@ -172,7 +173,7 @@ public:
       for (int64_t tile : tileCandidates(range, range / 2))
         if (tile >= 2)
           knob.choices.push_back(tile);
-      if (position == 0 && cores > 1 && knob.choices.size() > 1)
+      if (position == 0 && parallelByDefault && knob.choices.size() > 1)
         knob.defaultIndex =
             indexOf(knob.choices, llvm::divideCeil(range, cores));
       space.knobs.push_back(knob);
