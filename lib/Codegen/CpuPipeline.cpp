@@ -2,6 +2,8 @@
 
 #include "ke/Codegen/CpuPipeline.h"
 
+#include "ke/InitAll/InitAll.h"
+
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Pass/PassManager.h"
@@ -45,12 +47,13 @@ std::string ke::getCpuLoweringPipeline(const CpuLoweringOptions &options) {
 
 LogicalResult ke::lowerKernelToLLVM(ModuleOp kernel,
                                     const CpuLoweringOptions &options) {
+  registerKePasses(); // the pipeline names passes; idempotent
   PassManager pm(kernel->getName());
   std::string pipeline = getCpuLoweringPipeline(options);
   std::string message;
   llvm::raw_string_ostream os(message);
   if (failed(parsePassPipeline(pipeline, pm, os)))
-    return kernel.emitError("bad CPU pipeline (are ke's passes registered?): ")
+    return kernel.emitError("bad CPU pipeline: ")
            << message;
   return pm.run(kernel);
 }

@@ -189,7 +189,17 @@ void ke::registerKeDialects(DialectRegistry &registry) {
   registerROCDLDialectTranslation(registry);
 }
 
+static void registerKePassesOnceImpl();
+
 void ke::registerKePasses() {
+  static const bool registered = [] {
+    registerKePassesOnceImpl();
+    return true;
+  }();
+  (void)registered;
+}
+
+static void registerKePassesOnceImpl() {
   // General cleanups.
   registerCanonicalizerPass();
   registerCSEPass();

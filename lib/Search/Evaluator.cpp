@@ -5,6 +5,7 @@
 #include "ke/Codegen/CpuPipeline.h"
 #include "ke/Runtime/ChildProcess.h"
 #include "ke/Runtime/CpuExecutable.h"
+#include "ke/Workload/Workload.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Diagnostics.h"
@@ -13,6 +14,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <chrono>
 #include <cstring>
 
 using namespace mlir;
@@ -46,6 +48,8 @@ llvm::json::Value CandidateRecord::toJSON() const {
     o["message"] = message;
   if (isValid()) {
     o["median_seconds"] = measurement.median;
+    if (earlyStop)
+      o["early_stop"] = true;
     o["seconds"] = llvm::json::Array(measurement.seconds);
     o["relative_error"] = relativeError;
   }
@@ -87,10 +91,11 @@ private:
 
 void writeReport(llvm::raw_ostream &report, ErrorClass error,
                  llvm::StringRef message, const Measurement *measurement,
-                 double relativeError) {
+                 double relativeError, bool earlyStop = false) {
   llvm::json::Object o{{"error", stringifyErrorClass(error)},
                        {"message", message},
-                       {"relative_error", relativeError}};
+                       {"relative_error", relativeError},
+                       {"early_stop", earlyStop}};
   if (measurement)
     o["seconds"] = llvm::json::Array(measurement->seconds);
   report << llvm::json::Value(std::move(o));
@@ -154,7 +159,14 @@ CpuEvaluator::create(Operation *anchor, const TargetDescription &target,
           llvm::sys::fs::createTemporaryFile("ke-reference", "bin", path))
     return anchor->emitError("cannot create a temporary file: ")
            << ec.message();
-  CandidateRecord record = evaluator->runCandidate(nullptr, path);
+  // The reference runs plain loops, at a fraction of a GFLOP/s: big problems
+  // (8205x5921x2949 matmul: 286 GFLOP) get a limit that fits its work.
+  double savedTimeout = evaluator->options.timeoutSeconds;
+  if (std::optional<uint64_t> flops = countFlops(anchor))
+    evaluator->options.timeoutSeconds =
+        std::max(savedTimeout, 4.0 * double(*flops) / 0.25e9);
+  CandidateRecord record = evaluator->runCandidate(nullptr, path, std::nullopt);
+  evaluator->options.timeoutSeconds = savedTimeout;
   auto removeFile = llvm::make_scope_exit([&] { llvm::sys::fs::remove(path); });
   if (!record.isValid())
     return anchor->emitError("the reference (unscheduled) kernel failed: ")
@@ -180,7 +192,8 @@ CpuEvaluator::create(Operation *anchor, const TargetDescription &target,
 }
 
 CandidateRecord CpuEvaluator::runCandidate(const Schedule *schedule,
-                                           llvm::StringRef referenceFile) {
+                                           llvm::StringRef referenceFile,
+                                           std::optional<double> bestSeconds) {
   MLIRContext *context = kernel.module->getContext();
   std::string script = schedule
                            ? schedule->getScript(getKernelAnchor(), *target)
@@ -211,13 +224,17 @@ CandidateRecord CpuEvaluator::runCandidate(const Schedule *schedule,
                       llvm::toString(executable.takeError()), nullptr, 0);
           return 0;
         }
-        // One checked run on input set 0.
+        // One checked run on input set 0; it is also the warm-up.
         prepareRun(0);
+        auto checkStart = std::chrono::steady_clock::now();
         if (llvm::Error error = (*executable)->run(working)) {
           writeReport(report, ErrorClass::LaunchError,
                       llvm::toString(std::move(error)), nullptr, 0);
           return 0;
         }
+        double checkSeconds = std::chrono::duration<double>(
+                                  std::chrono::steady_clock::now() - checkStart)
+                                  .count();
         double worst = 0;
         if (!referenceFile.empty()) {
           std::error_code ec;
@@ -250,9 +267,20 @@ CandidateRecord CpuEvaluator::runCandidate(const Schedule *schedule,
             }
           }
         }
-        auto measurement = measure([&](unsigned run) { prepareRun(run); },
+        if (bestSeconds &&
+            checkSeconds > options.earlyStopFactor * *bestSeconds) {
+          Measurement single;
+          single.seconds.push_back(checkSeconds);
+          single.median = checkSeconds;
+          writeReport(report, ErrorClass::None, "", &single, worst,
+                      /*earlyStop=*/true);
+          return 0;
+        }
+        MeasureOptions measureOptions = options.measure;
+        measureOptions.warmupRuns = 0; // the checked run warmed up
+        auto measurement = measure([&](unsigned run) { prepareRun(run + 1); },
                                    [&] { return (*executable)->run(working); },
-                                   options.measure);
+                                   measureOptions);
         if (!measurement) {
           writeReport(report, ErrorClass::LaunchError,
                       llvm::toString(measurement.takeError()), nullptr, 0);
@@ -284,6 +312,7 @@ CandidateRecord CpuEvaluator::runCandidate(const Schedule *schedule,
                      .value_or(ErrorClass::Crash);
   record.message = report->getString("message").value_or("").str();
   record.relativeError = report->getNumber("relative_error").value_or(0);
+  record.earlyStop = report->getBoolean("early_stop").value_or(false);
   if (const llvm::json::Array *seconds = report->getArray("seconds")) {
     for (const llvm::json::Value &s : *seconds)
       record.measurement.seconds.push_back(s.getAsNumber().value_or(0));
@@ -292,10 +321,11 @@ CandidateRecord CpuEvaluator::runCandidate(const Schedule *schedule,
   return record;
 }
 
-CandidateRecord CpuEvaluator::evaluate(const Schedule &schedule) {
-  return runCandidate(&schedule, "");
+CandidateRecord CpuEvaluator::evaluate(const Schedule &schedule,
+                                       std::optional<double> bestSeconds) {
+  return runCandidate(&schedule, "", bestSeconds);
 }
 
 CandidateRecord CpuEvaluator::evaluateReference() {
-  return runCandidate(nullptr, "");
+  return runCandidate(nullptr, "", std::nullopt);
 }

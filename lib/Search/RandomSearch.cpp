@@ -168,7 +168,10 @@ TuningResult ke::tuneWithRandomSearch(const Workload &workload,
         break; // the limits rule out (nearly) everything
       Schedule candidate = *base;
       candidate.indices = *indices;
-      CandidateRecord outcome = evaluator->evaluate(candidate);
+      CandidateRecord outcome = evaluator->evaluate(
+          candidate, result.best ? std::optional<double>(
+                                       result.best->measurement.median)
+                                 : std::nullopt);
       record(outcome, "trial");
       ++result.trials;
       if (outcome.isValid())

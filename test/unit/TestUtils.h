@@ -34,7 +34,9 @@ inline std::string fillTemplate(llvm::StringRef pattern,
 /// A context with ke's dialects that parses MLIR snippets.
 class IRTest : public ::testing::Test {
 protected:
-  IRTest() : context(makeRegistry()) {}
+  // Single-threaded: the evaluator forks, which must not happen while other
+  // threads hold locks.
+  IRTest() : context(makeRegistry(), mlir::MLIRContext::Threading::DISABLED) {}
 
   static mlir::DialectRegistry makeRegistry() {
     mlir::DialectRegistry registry;

@@ -25,6 +25,7 @@ void registerKeDialects(mlir::DialectRegistry &registry);
 
 /// Registers the upstream passes that ke's pipelines use, so they are
 /// available by name in ke-opt's mlir-opt mode and in textual pipelines.
+/// Idempotent: libraries that parse pipelines call it themselves.
 void registerKePasses();
 
 /// Initializes the LLVM backends ke emits code for: x86, AArch64, NVPTX and

@@ -25,7 +25,7 @@ struct MeasureOptions {
   double minTotalSeconds = 0.1;
   /// Stop repeating after this much time in timed runs, even below
   /// minRepeats (very slow candidates).
-  double maxTotalSeconds = 5.0;
+  double maxTotalSeconds = 2.0;
 };
 
 struct Measurement {

@@ -44,6 +44,8 @@ struct CandidateRecord {
   Measurement measurement;
   /// Relative L2 error against the reference (for valid candidates).
   double relativeError = 0;
+  /// True when timing stopped after the checked run (see EvaluatorOptions).
+  bool earlyStop = false;
 
   bool isValid() const { return error == ErrorClass::None; }
   llvm::json::Value toJSON() const;
@@ -56,6 +58,11 @@ struct EvaluatorOptions {
   uint64_t seed = 0;
   /// At most this many bytes of rotated input sets (at least one set).
   uint64_t maxInputBytes = 512ull << 20;
+  /// A candidate whose checked run takes longer than this factor times the
+  /// best time so far is not timed further: its record holds that one run
+  /// (`earlyStop`). It cannot become the best, and timing it fully would
+  /// spend most of a tuning run on the worst candidates.
+  double earlyStopFactor = 10;
 };
 
 class CpuEvaluator {
@@ -70,8 +77,10 @@ public:
 
   /// The anchor inside the kernel module (what schedules are built for).
   mlir::Operation *getKernelAnchor() const;
-  /// Builds, runs, checks and times `schedule`.
-  CandidateRecord evaluate(const Schedule &schedule);
+  /// Builds, runs, checks and times `schedule`. With `bestSeconds`, a
+  /// candidate far slower than it stops early (EvaluatorOptions).
+  CandidateRecord evaluate(const Schedule &schedule,
+                           std::optional<double> bestSeconds = std::nullopt);
   /// Times the reference (unscheduled) kernel.
   CandidateRecord evaluateReference();
 
@@ -81,7 +90,8 @@ private:
   /// child. With `referenceFile`, the child writes its outputs there instead
   /// of checking them.
   CandidateRecord runCandidate(const Schedule *schedule,
-                               llvm::StringRef referenceFile);
+                               llvm::StringRef referenceFile,
+                               std::optional<double> bestSeconds);
   /// Restores input set `set` into the working buffers: outputs poisoned,
   /// accumulators reset.
   void prepareRun(unsigned set);

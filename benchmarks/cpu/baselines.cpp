@@ -1,0 +1,133 @@
+//===- baselines.cpp - Vendor-library baselines on this CPU ---------------===//
+//
+// Times OpenBLAS sgemm and oneDNN convolution on the suite's full shapes with
+// ke's measurement protocol (warm-up, repeats until 0.5 s, median), on the
+// number of threads given, so that benchmarks/cpu/compare.py can report
+// ke's tuned kernels as ratios measured in the same run.
+//
+//   ke-baselines sgemm M N K THREADS
+//   ke-baselines conv2d-nhwc N H W C KH KW F THREADS   (input pre-padded,
+//                                                       stride 1)
+// Prints one JSON object: {"baseline", "seconds", "gflops", "threads"}.
+//
+//===----------------------------------------------------------------------===//
+
+#include <cblas.h>
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+extern "C" void openblas_set_num_threads(int);
+
+namespace {
+
+double medianSeconds(const std::function<void()> &run) {
+  run(); // warm-up
+  std::vector<double> times;
+  double total = 0;
+  while (times.size() < 5 || (total < 0.5 && times.size() < 1000)) {
+    auto start = std::chrono::steady_clock::now();
+    run();
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                             start)
+                   .count();
+    times.push_back(s);
+    total += s;
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+std::vector<float> randomFloats(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(0.1f, 1.0f);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = (rng() & 1) ? dist(rng) : -dist(rng);
+  return v;
+}
+
+void report(const char *name, double seconds, double flops, int threads) {
+  std::printf("{\"baseline\":\"%s\",\"seconds\":%.9g,\"gflops\":%.4f,"
+              "\"threads\":%d}\n",
+              name, seconds, flops / seconds / 1e9, threads);
+}
+
+int sgemm(long m, long n, long k, int threads) {
+  openblas_set_num_threads(threads);
+  std::vector<float> a = randomFloats(m * k, 1), b = randomFloats(k * n, 2),
+                     c(m * n, 0.f);
+  double s = medianSeconds([&] {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
+                a.data(), k, b.data(), n, 1.0f, c.data(), n);
+  });
+  report("openblas-sgemm", s, 2.0 * m * n * k, threads);
+  return 0;
+}
+
+int conv2dNhwc(long batch, long h, long w, long c, long kh, long kw, long f,
+               int threads) {
+  using namespace dnnl;
+  // oneDNN runs on its own threading runtime; OMP_NUM_THREADS must be set
+  // by the caller (compare.py does).
+  engine eng(engine::kind::cpu, 0);
+  stream strm(eng);
+  long oh = h - kh + 1, ow = w - kw + 1;
+  memory::dims src{batch, c, h, w}, wei{f, c, kh, kw}, dst{batch, f, oh, ow};
+  auto srcMd = memory::desc(src, memory::data_type::f32, memory::format_tag::nhwc);
+  auto weiMd = memory::desc(wei, memory::data_type::f32, memory::format_tag::hwio);
+  auto dstMd = memory::desc(dst, memory::data_type::f32, memory::format_tag::nhwc);
+  auto anyWei = memory::desc(wei, memory::data_type::f32, memory::format_tag::any);
+  // oneDNN 2.x (Debian 12): an op descriptor, then the primitive descriptor.
+  convolution_forward::desc desc(prop_kind::forward_inference,
+                                 algorithm::convolution_direct, srcMd, anyWei,
+                                 dstMd, {1, 1}, {0, 0}, {0, 0});
+  convolution_forward::primitive_desc pd(desc, eng);
+  std::vector<float> srcData = randomFloats(batch * h * w * c, 3),
+                     weiData = randomFloats(kh * kw * c * f, 4),
+                     dstData(batch * oh * ow * f);
+  memory srcMem(srcMd, eng, srcData.data()), weiUser(weiMd, eng, weiData.data()),
+      dstMem(dstMd, eng, dstData.data());
+  // Weights reordered once into oneDNN's preferred layout, outside the timing
+  // (ke's kernels take weights as given; this favours oneDNN).
+  memory weiMem = weiUser;
+  if (pd.weights_desc() != weiMd) {
+    weiMem = memory(pd.weights_desc(), eng);
+    reorder(weiUser, weiMem).execute(strm, weiUser, weiMem);
+  }
+  convolution_forward conv(pd);
+  double s = medianSeconds([&] {
+    conv.execute(strm, {{DNNL_ARG_SRC, srcMem},
+                        {DNNL_ARG_WEIGHTS, weiMem},
+                        {DNNL_ARG_DST, dstMem}});
+    strm.wait();
+  });
+  report("onednn-conv2d-nhwc", s, 2.0 * batch * oh * ow * f * kh * kw * c,
+         threads);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string what = argc > 1 ? argv[1] : "";
+  if (what == "sgemm" && argc == 6)
+    return sgemm(std::atol(argv[2]), std::atol(argv[3]), std::atol(argv[4]),
+                 std::atoi(argv[5]));
+  if (what == "conv2d-nhwc" && argc == 10)
+    return conv2dNhwc(std::atol(argv[2]), std::atol(argv[3]),
+                      std::atol(argv[4]), std::atol(argv[5]),
+                      std::atol(argv[6]), std::atol(argv[7]),
+                      std::atol(argv[8]), std::atoi(argv[9]));
+  std::fprintf(stderr,
+               "usage: ke-baselines sgemm M N K THREADS\n"
+               "       ke-baselines conv2d-nhwc N H W C KH KW F THREADS\n");
+  return 2;
+}

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""ke against OpenBLAS and oneDNN on this CPU, as ratios measured in one run.
+
+For each problem: `ke-opt tune` (random search, --trials N) on the suite's
+full shape, then the vendor baseline on the same shape with as many threads
+as ke may use (the host's cores). Prints a Markdown table; with --results,
+replaces the table between the markers in docs/results.md.
+
+    python3 benchmarks/cpu/compare.py --trials 200 --results docs/results.md
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("KE_BUILD_DIR", os.path.join(ROOT, "build"))
+KE_OPT = os.path.join(BUILD, "tools", "ke-opt", "ke-opt")
+BASELINES = os.path.join(BUILD, "benchmarks", "ke-baselines")
+SUITE = os.path.join(ROOT, "benchmarks", "suite", "full")
+
+PROBLEMS = [
+    # (suite file, anchor op, baseline command)
+    ("matmul_square", "linalg.matmul", ["sgemm", "1024", "1024", "1024"]),
+    ("conv2d_nhwc", "linalg.conv_2d_nhwc_hwcf",
+     ["conv2d-nhwc", "8", "58", "58", "64", "3", "3", "64"]),
+]
+
+
+def run(cmd, env=None):
+    result = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if result.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{result.stderr[-4000:]}")
+    return result.stdout
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--trials", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--results", help="docs/results.md to update")
+    args = parser.parse_args()
+
+    target = json.loads(run([KE_OPT, "target", "cpu"]))
+    threads = target["cores"]
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    rows = []
+    for name, op, baseline in PROBLEMS:
+        print(f"[compare] tuning {name} ({args.trials} trials)...", file=sys.stderr)
+        records = os.path.join(BUILD, f"compare-{name}.jsonl")
+        if os.path.exists(records):
+            os.remove(records)
+        summary = json.loads(run([KE_OPT, "tune", os.path.join(SUITE, name + ".mlir"),
+                                  "--trials", str(args.trials), "--seed", str(args.seed),
+                                  "--records", records, "--no-progress"]))
+        anchor = next(w for w in summary["workloads"] if w["op"] == op)
+        base = json.loads(run([BASELINES] + baseline + [str(threads)], env=env))
+        rows.append({
+            "problem": name, "flops": anchor["flops"],
+            "ke_seconds": anchor["best_seconds"],
+            "ke_untuned_seconds": anchor["untuned_seconds"],
+            "valid": anchor["valid"], "trials": anchor["trials"],
+            "baseline": base["baseline"], "baseline_seconds": base["seconds"],
+        })
+
+    date = datetime.date.today().isoformat()
+    lines = [
+        f"Machine: {target['chip']} ({platform.machine()}), {threads} cores used by "
+        f"both sides, {target['vector_bits']}-bit vectors; {date}.",
+        f"Command: `python3 benchmarks/cpu/compare.py --trials {args.trials} "
+        f"--seed {args.seed}`",
+        "",
+        "| problem | GFLOP | ke best (random search) | ke untuned | baseline | baseline | ke / baseline |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        gf = r["flops"] / 1e9
+        ke = gf / r["ke_seconds"]
+        untuned = gf / r["ke_untuned_seconds"] if r["ke_untuned_seconds"] else float("nan")
+        b = gf / r["baseline_seconds"]
+        lines.append(
+            f"| {r['problem']} | {gf:.2f} | {ke:.1f} GFLOP/s ({r['valid']}/{r['trials']} valid) "
+            f"| {untuned:.1f} GFLOP/s | {r['baseline']} | {b:.1f} GFLOP/s | {ke / b:.2f} |")
+    table = "\n".join(lines)
+    print(table)
+    if args.results:
+        text = open(args.results).read()
+        begin, end = "<!-- cpu-baselines:begin -->", "<!-- cpu-baselines:end -->"
+        block = f"{begin}\n{table}\n{end}"
+        if begin in text:
+            text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: block,
+                          text, flags=re.S)
+        else:
+            text += "\n" + block + "\n"
+        open(args.results, "w").write(text)
+
+
+if __name__ == "__main__":
+    main()

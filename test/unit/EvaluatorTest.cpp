@@ -1,0 +1,143 @@
+//===- EvaluatorTest.cpp - Candidates built, run, checked and timed -------===//
+
+#include "TestUtils.h"
+
+#include "ke/Search/Evaluator.h"
+
+using namespace ke;
+using ke::testing::IRTest;
+
+namespace {
+
+/// A rule that emits a fixed script, to drive the evaluator's error paths.
+class FixedScriptRule final : public SketchRule {
+public:
+  explicit FixedScriptRule(std::string script) : script(std::move(script)) {}
+  llvm::StringRef getName() const override { return "test.fixed"; }
+  bool matches(mlir::Operation *, const TargetDescription &) const override {
+    return true;
+  }
+  KnobSpace getKnobSpace(mlir::Operation *,
+                         const TargetDescription &) const override {
+    return {};
+  }
+  std::string emitScript(mlir::Operation *, const TargetDescription &,
+                         const KnobAssignment &) const override {
+    return script;
+  }
+
+private:
+  std::string script;
+};
+
+class EvaluatorTest : public IRTest {
+protected:
+  std::unique_ptr<CpuEvaluator> evaluatorFor(llvm::StringRef source) {
+    Workload w = onlyWorkload(source);
+    EvaluatorOptions options;
+    options.measure.minTotalSeconds = 0.001;
+    options.timeoutSeconds = 30;
+    mlir::FailureOr<std::unique_ptr<CpuEvaluator>> e =
+        CpuEvaluator::create(w.firstOp, host, options);
+    EXPECT_TRUE(mlir::succeeded(e));
+    return mlir::succeeded(e) ? std::move(*e) : nullptr;
+  }
+
+  Schedule fixed(const SketchRule &rule) {
+    Schedule s;
+    s.rule = &rule;
+    return s;
+  }
+
+  TargetDescription host = detectHostTarget();
+  static constexpr llvm::StringLiteral matmul = R"mlir(
+func.func @f(%a: tensor<24x20xf32>, %b: tensor<20x36xf32>, %c: tensor<24x36xf32>) -> tensor<24x36xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<24x20xf32>, tensor<20x36xf32>) outs(%c : tensor<24x36xf32>) -> tensor<24x36xf32>
+  return %r : tensor<24x36xf32>
+})mlir";
+};
+
+TEST_F(EvaluatorTest, DefaultScheduleIsValidAndChecked) {
+  std::unique_ptr<CpuEvaluator> evaluator = evaluatorFor(matmul);
+  ASSERT_TRUE(evaluator);
+  mlir::FailureOr<Schedule> schedule =
+      getDefaultSchedule(evaluator->getKernelAnchor(), host);
+  ASSERT_TRUE(mlir::succeeded(schedule));
+  CandidateRecord record = evaluator->evaluate(*schedule);
+  EXPECT_EQ(record.error, ErrorClass::None) << record.message;
+  EXPECT_LE(record.relativeError, 1e-4);
+  EXPECT_GE(record.measurement.seconds.size(), 3u);
+  EXPECT_GT(record.measurement.median, 0);
+}
+
+TEST_F(EvaluatorTest, ReferenceAgreesWithItself) {
+  std::unique_ptr<CpuEvaluator> evaluator = evaluatorFor(matmul);
+  ASSERT_TRUE(evaluator);
+  CandidateRecord record = evaluator->evaluateReference();
+  EXPECT_EQ(record.error, ErrorClass::None) << record.message;
+  EXPECT_EQ(record.relativeError, 0.0);
+}
+
+TEST_F(EvaluatorTest, UnparsableScriptIsAnInvalidSchedule) {
+  std::unique_ptr<CpuEvaluator> evaluator = evaluatorFor(matmul);
+  ASSERT_TRUE(evaluator);
+  FixedScriptRule rule("this is not MLIR");
+  CandidateRecord record = evaluator->evaluate(fixed(rule));
+  EXPECT_EQ(record.error, ErrorClass::InvalidSchedule);
+}
+
+TEST_F(EvaluatorTest, FailingTransformIsAnInvalidScheduleWithItsMessage) {
+  std::unique_ptr<CpuEvaluator> evaluator = evaluatorFor(matmul);
+  ASSERT_TRUE(evaluator);
+  // A matmul has no decomposition: the transform fails when applied.
+  FixedScriptRule rule(R"mlir(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %d = transform.structured.decompose %mm : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+})mlir");
+  CandidateRecord record = evaluator->evaluate(fixed(rule));
+  EXPECT_EQ(record.error, ErrorClass::InvalidSchedule);
+  EXPECT_FALSE(record.message.empty());
+}
+
+TEST_F(EvaluatorTest, EmptyScheduleStillComputesTheRightThing) {
+  std::unique_ptr<CpuEvaluator> evaluator = evaluatorFor(matmul);
+  ASSERT_TRUE(evaluator);
+  FixedScriptRule rule(R"mlir(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    transform.yield
+  }
+})mlir");
+  CandidateRecord record = evaluator->evaluate(fixed(rule));
+  EXPECT_EQ(record.error, ErrorClass::None) << record.message;
+}
+
+TEST_F(EvaluatorTest, RefusesTargetsItCannotMeasure) {
+  Workload w = onlyWorkload(matmul);
+  mlir::ScopedDiagnosticHandler quiet(&context, [](mlir::Diagnostic &) {
+    return mlir::success();
+  });
+  EXPECT_TRUE(mlir::failed(CpuEvaluator::create(
+      w.firstOp, llvm::cantFail(parseTarget("cuda:sm_90")), EvaluatorOptions())));
+}
+
+TEST_F(EvaluatorTest, KernelsNeedStaticShapes) {
+  Workload w = onlyWorkload(R"mlir(
+func.func @f(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %r = linalg.exp ins(%a : tensor<?x4xf32>) outs(%b : tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+})mlir");
+  std::string message;
+  mlir::ScopedDiagnosticHandler capture(&context, [&](mlir::Diagnostic &d) {
+    message = d.str();
+    return mlir::success();
+  });
+  EXPECT_TRUE(mlir::failed(CpuEvaluator::create(w.firstOp, host, EvaluatorOptions())));
+  EXPECT_NE(message.find("dynamic shape"), std::string::npos) << message;
+}
+
+} // namespace

@@ -1,0 +1,154 @@
+//===- RuntimeTest.cpp - Buffers, child processes, measurement ------------===//
+
+#include "ke/Runtime/ChildProcess.h"
+#include "ke/Runtime/HostBuffer.h"
+#include "ke/Runtime/Measurement.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <csignal>
+#include <unistd.h>
+
+using namespace ke;
+
+namespace {
+
+TEST(HostBufferTest, HalfAndBFloatConversions) {
+  for (float v : {0.0f, 1.0f, -2.5f, 0.1f, 65504.0f, 6.1035156e-05f})
+    EXPECT_NEAR(halfBitsToFloat(floatToHalfBits(v)), v, std::abs(v) * 1e-3)
+        << v;
+  EXPECT_EQ(floatToHalfBits(1.0f), 0x3C00);
+  EXPECT_EQ(floatToHalfBits(-2.0f), 0xC000);
+  EXPECT_EQ(floatToHalfBits(1e6f), 0x7C00); // overflow to infinity
+  EXPECT_EQ(floatToBFloatBits(1.0f), 0x3F80);
+  EXPECT_EQ(bfloatBitsToFloat(0x3F80), 1.0f);
+  // Round to nearest even: 1 + 2^-8 is halfway between two bf16 values.
+  EXPECT_EQ(floatToBFloatBits(1.00390625f), 0x3F80);
+  EXPECT_EQ(floatToBFloatBits(1.01171875f), 0x3F82);
+  EXPECT_TRUE(std::isnan(halfBitsToFloat(floatToHalfBits(NAN))));
+}
+
+TEST(HostBufferTest, RandomFillIsSeededAndNonZero) {
+  for (ElementKind kind : {ElementKind::F32, ElementKind::F16, ElementKind::BF16,
+                           ElementKind::I32, ElementKind::I8}) {
+    HostBuffer a({8, 16}, kind), b({8, 16}, kind), c({8, 16}, kind);
+    a.fillRandom(1);
+    b.fillRandom(1);
+    c.fillRandom(2);
+    bool differs = false;
+    for (int64_t i = 0; i < a.getNumElements(); ++i) {
+      EXPECT_EQ(a.getAsDouble(i), b.getAsDouble(i));
+      EXPECT_NE(a.getAsDouble(i), 0.0);
+      EXPECT_LE(std::abs(a.getAsDouble(i)), 8.0);
+      differs |= a.getAsDouble(i) != c.getAsDouble(i);
+    }
+    EXPECT_TRUE(differs) << stringifyElementKind(kind).str();
+  }
+}
+
+TEST(HostBufferTest, PoisonNeverPassesTheCheck) {
+  HostBuffer expected({4, 4}, ElementKind::F32), actual({4, 4}, ElementKind::F32);
+  expected.fillRandom(3);
+  actual.copyFrom(expected);
+  EXPECT_EQ(relativeL2Error(actual, expected), 0.0);
+  actual.poison();
+  EXPECT_TRUE(std::isinf(relativeL2Error(actual, expected)));
+  HostBuffer ints({16}, ElementKind::I32), intsExpected({16}, ElementKind::I32);
+  intsExpected.fillRandom(4);
+  ints.poison();
+  EXPECT_GT(relativeL2Error(ints, intsExpected), getTolerance(ElementKind::I32));
+}
+
+TEST(HostBufferTest, RelativeErrorAndTolerances) {
+  HostBuffer expected({2}, ElementKind::F64), actual({2}, ElementKind::F64);
+  static_cast<double *>(expected.getData())[0] = 3;
+  static_cast<double *>(expected.getData())[1] = 4;
+  static_cast<double *>(actual.getData())[0] = 3;
+  static_cast<double *>(actual.getData())[1] = 4.5;
+  EXPECT_DOUBLE_EQ(relativeL2Error(actual, expected), 0.5 / 5.0);
+  EXPECT_EQ(getTolerance(ElementKind::F32), 1e-4);
+  EXPECT_GT(getTolerance(ElementKind::BF16), getTolerance(ElementKind::F16));
+  EXPECT_EQ(getTolerance(ElementKind::I8), 0.0);
+}
+
+TEST(HostBufferTest, DescriptorIsRowMajor) {
+  HostBuffer buffer({2, 3, 4}, ElementKind::F32);
+  auto *d = static_cast<int64_t *>(buffer.getDescriptor());
+  EXPECT_EQ(reinterpret_cast<void *>(d[1]), buffer.getData());
+  EXPECT_EQ(d[2], 0);                                           // offset
+  EXPECT_EQ((std::vector<int64_t>{d[3], d[4], d[5]}), (std::vector<int64_t>{2, 3, 4}));
+  EXPECT_EQ((std::vector<int64_t>{d[6], d[7], d[8]}), (std::vector<int64_t>{12, 4, 1}));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(buffer.getData()) % 64, 0u);
+}
+
+TEST(ChildProcessTest, ReportAndExitCode) {
+  ChildResult r = runInChild(
+      [](llvm::raw_ostream &os) {
+        os << "hello";
+        return 3;
+      },
+      10);
+  EXPECT_EQ(r.status, ChildResult::Status::Exited);
+  EXPECT_EQ(r.exitCode, 3);
+  EXPECT_EQ(r.report, "hello");
+  EXPECT_FALSE(r.succeeded());
+}
+
+TEST(ChildProcessTest, CrashIsASignalNotTheEndOfTheParent) {
+  ChildResult r = runInChild(
+      [](llvm::raw_ostream &) {
+        raise(SIGSEGV);
+        return 0;
+      },
+      10);
+  EXPECT_EQ(r.status, ChildResult::Status::Signaled);
+  EXPECT_EQ(r.signal, SIGSEGV);
+  EXPECT_NE(r.describe().find("signal 11"), std::string::npos);
+}
+
+TEST(ChildProcessTest, HangIsKilledAtTheLimit) {
+  ChildResult r = runInChild(
+      [](llvm::raw_ostream &) {
+        for (;;)
+          pause();
+        return 0;
+      },
+      0.3);
+  EXPECT_EQ(r.status, ChildResult::Status::TimedOut);
+  EXPECT_LT(r.seconds, 5.0);
+}
+
+TEST(MeasurementTest, MedianAndRepeats) {
+  EXPECT_EQ(median({3, 1, 2}), 2);
+  EXPECT_EQ(median({4, 1, 3, 2}), 2.5);
+  unsigned prepared = 0, ran = 0;
+  MeasureOptions options;
+  options.warmupRuns = 2;
+  options.minRepeats = 5;
+  options.minTotalSeconds = 0;
+  llvm::Expected<Measurement> m = measure(
+      [&](unsigned run) { EXPECT_EQ(run, prepared++); },
+      [&] {
+        ++ran;
+        return llvm::Error::success();
+      },
+      options);
+  ASSERT_TRUE(bool(m));
+  EXPECT_EQ(m->seconds.size(), 5u);
+  EXPECT_EQ(ran, 7u);
+  EXPECT_EQ(prepared, 7u); // prepared before every run, warm-ups included
+}
+
+TEST(MeasurementTest, ErrorsStopTheMeasurement) {
+  llvm::Expected<Measurement> m = measure(
+      [](unsigned) {},
+      [] {
+        return llvm::createStringError(llvm::inconvertibleErrorCode(), "boom");
+      },
+      MeasureOptions());
+  ASSERT_FALSE(bool(m));
+  EXPECT_EQ(llvm::toString(m.takeError()), "boom");
+}
+
+} // namespace
