@@ -3,7 +3,7 @@
 // are flagged.
 // RUN: ke-opt sketches %s --target cpu:a64fx --knobs threads=48,forall.d0=16,forall.d1=32,kblock.d2=64,reg.d0=8,reg.d1=16,kvec.d2=4 | FileCheck %s
 // RUN: ke-opt sketches %s --target cpu:a64fx --knobs reg.d0=64,reg.d1=64 | FileCheck %s --check-prefix=LIMITS
-// RUN: not ke-opt sketches %s --target cpu:a64fx --knobs reg.d0=5 2>&1 | FileCheck %s --check-prefix=BADVALUE
+// RUN: not ke-opt sketches %s --target cpu:a64fx --knobs reg.d0=7 2>&1 | FileCheck %s --check-prefix=BADVALUE
 // RUN: not ke-opt sketches %s --target cpu:a64fx --knobs nope=1 2>&1 | FileCheck %s --check-prefix=BADNAME
 
 // CHECK: // sketch cpu.tile: threads=48 forall.d0=16 forall.d1=32 kblock.d2=64 reg.d0=8 reg.d1=16 kvec.d2=4
@@ -22,7 +22,7 @@
 // CHECK: vectorize_children_and_apply_patterns
 
 // LIMITS: // outside the target's limits: register tile of 4096 elements exceeds the 512 that fit in vector registers
-// BADVALUE: ke-opt sketches: error: knob reg.d0 cannot be 5
+// BADVALUE: ke-opt sketches: error: knob reg.d0 cannot be 7
 // BADNAME: ke-opt sketches: error: bad knob 'nope=1' for sketch cpu.tile
 func.func @matmul(%a: tensor<100x200xf32>, %b: tensor<200x64xf32>, %c: tensor<100x64xf32>) -> tensor<100x64xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<100x200xf32>, tensor<200x64xf32>) outs(%c : tensor<100x64xf32>) -> tensor<100x64xf32>
