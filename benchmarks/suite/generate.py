@@ -130,6 +130,21 @@ def reduce(name, kind, rows, cols):
     return fn(name, [("x", t((rows, cols), "f32"))], body, t((rows,), "f32"))
 
 
+def global_sum(name, n):
+    body = f"""
+    %z = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<f32>
+    %c = linalg.fill ins(%z : f32) outs(%e : tensor<f32>) -> tensor<f32>
+    %r = linalg.reduce ins(%x : {t((n,), 'f32')}) outs(%c : tensor<f32>) dimensions = [0]
+      (%v: f32, %acc: f32) {{
+        %s = arith.addf %v, %acc : f32
+        linalg.yield %s : f32
+      }}
+    return %r : tensor<f32>
+    """
+    return fn(name, [("x", t((n,), "f32"))], body, "tensor<f32>")
+
+
 def argmax(name, rows, cols):
     body = f"""
     %ninf = arith.constant -3.40282347E+38 : f32
@@ -306,6 +321,7 @@ def problems(size):
     P["reduce_sum"] = reduce("reduce_sum", "sum", *((32, 96) if s else (4096, 4096)))
     P["reduce_mean"] = reduce("reduce_mean", "mean", *((32, 96) if s else (4096, 4096)))
     P["reduce_max"] = reduce("reduce_max", "max", *((32, 96) if s else (4096, 4096)))
+    P["reduce_global_sum"] = global_sum("reduce_global_sum", 4096 if s else 1 << 24)
     P["argmax"] = argmax("argmax", *((32, 96) if s else (4096, 4096)))
     P["softmax"] = softmax("softmax", *((16, 128) if s else (4096, 4096)))
     P["softmax_f16"] = softmax("softmax_f16", *((16, 64) if s else (4096, 4096)), dtype="f16")

@@ -37,6 +37,21 @@ FailureOr<Schedule> ke::getDefaultSchedule(Operation *anchor,
   return schedule;
 }
 
+SmallVector<Schedule> ke::getCandidateSketches(Operation *anchor,
+                                               const TargetDescription &target) {
+  SmallVector<Schedule> sketches;
+  for (const SketchRule *rule : getSketchRules(target.family)) {
+    if (!rule->matches(anchor, target))
+      continue;
+    Schedule schedule;
+    schedule.rule = rule;
+    schedule.space = rule->getKnobSpace(anchor, target);
+    schedule.indices = getDefaultIndices(schedule.space);
+    sketches.push_back(std::move(schedule));
+  }
+  return sketches;
+}
+
 llvm::Expected<Schedule> ke::scheduleFromJSON(const llvm::json::Value &value,
                                               Operation *anchor,
                                               const TargetDescription &target) {
@@ -95,4 +110,20 @@ std::optional<KnobIndices> Sampler::sample(const Schedule &base,
     ++rejected;
   }
   return std::nullopt;
+}
+
+std::optional<Schedule> Sampler::sampleAny(ArrayRef<Schedule> sketches,
+                                           Operation *anchor,
+                                           const TargetDescription &target,
+                                           unsigned maxTries) {
+  if (sketches.empty())
+    return std::nullopt;
+  const Schedule &base = sketches[std::uniform_int_distribution<size_t>(
+      0, sketches.size() - 1)(rng)];
+  std::optional<KnobIndices> indices = sample(base, anchor, target, maxTries);
+  if (!indices)
+    return std::nullopt;
+  Schedule schedule = base;
+  schedule.indices = std::move(*indices);
+  return schedule;
 }

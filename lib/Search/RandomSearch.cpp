@@ -129,11 +129,12 @@ TuningResult ke::tuneWithRandomSearch(const Workload &workload,
     }
     std::unique_ptr<CpuEvaluator> evaluator = std::move(*created);
     Operation *anchor = evaluator->getKernelAnchor();
-    FailureOr<Schedule> base = getDefaultSchedule(anchor, target);
-    if (failed(base)) {
-      result.skipped = reason.empty() ? "no sketch rule applies" : reason;
+    SmallVector<Schedule> sketches = getCandidateSketches(anchor, target);
+    if (sketches.empty()) {
+      result.skipped = "no sketch rule applies";
       return result;
     }
+    const Schedule &base = sketches.front(); // the untuned default
 
     auto record = [&](const CandidateRecord &candidate, llvm::StringRef role) {
       if (!options.records)
@@ -154,7 +155,7 @@ TuningResult ke::tuneWithRandomSearch(const Workload &workload,
 
     result.reference = evaluator->evaluateReference();
     record(*result.reference, "reference");
-    result.untuned = evaluator->evaluate(*base);
+    result.untuned = evaluator->evaluate(base);
     record(*result.untuned, "untuned");
     consider(*result.untuned);
 
@@ -162,14 +163,12 @@ TuningResult ke::tuneWithRandomSearch(const Workload &workload,
                           options.trials);
     Sampler sampler(seedFor(workload.key, options.seed) + 1);
     for (unsigned trial = 0; trial < options.trials; ++trial) {
-      std::optional<KnobIndices> indices =
-          sampler.sample(*base, anchor, target);
-      if (!indices)
+      std::optional<Schedule> candidate =
+          sampler.sampleAny(sketches, anchor, target);
+      if (!candidate)
         break; // the limits rule out (nearly) everything
-      Schedule candidate = *base;
-      candidate.indices = *indices;
       CandidateRecord outcome = evaluator->evaluate(
-          candidate, result.best ? std::optional<double>(
+          *candidate, result.best ? std::optional<double>(
                                        result.best->measurement.median)
                                  : std::nullopt);
       record(outcome, "trial");

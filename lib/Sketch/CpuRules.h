@@ -8,6 +8,8 @@ namespace ke {
 
 /// Multi-level tiling of any linalg structured op (CpuTilingRule.cpp).
 const SketchRule &getCpuTilingRule();
+/// Reductions split into parallel partial reductions (CpuRfactorRule.cpp).
+const SketchRule &getCpuRfactorRule();
 /// linalg.softmax: decompose, then tile rows across threads (CpuSoftmaxRule.cpp).
 const SketchRule &getCpuSoftmaxRule();
 

@@ -80,19 +80,9 @@ public:
                          "!transform.any_op)",
                          knobs.get("forall.d0", 1)));
     w.line("}");
-    std::string func = w.fresh("func"), vectorized = w.fresh("func");
-    w.line(llvm::formatv("{0} = transform.structured.match ops{{[\"func.func\"]} "
-                         "in %root : (!transform.any_op) -> !transform.any_op",
-                         func));
-    w.line(llvm::formatv("{0} = transform.structured.vectorize_children_and_"
-                         "apply_patterns {1} : (!transform.any_op) -> "
-                         "!transform.any_op",
-                         vectorized, func));
-    w.line("transform.apply_patterns to " + vectorized + " {");
-    w.line("  transform.apply_patterns.vector.lower_multi_reduction "
-           "lowering_strategy = \"innerreduction\"");
-    w.line("  transform.apply_patterns.canonicalization");
-    w.line("} : !transform.any_op");
+    w.vectorizeFunction(
+        {"vector.lower_multi_reduction lowering_strategy = \"innerreduction\"",
+         "canonicalization"});
     return w.finish();
   }
 };

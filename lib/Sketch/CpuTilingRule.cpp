@@ -318,25 +318,12 @@ public:
           "-> (!transform.any_op, !transform.any_op)",
           w.fresh("main"), w.fresh("rest"), loop));
     }
-    std::string func = w.fresh("func"), vectorized = w.fresh("func");
     w.comment("vectorize the static inner tiles and lower the vector ops");
-    w.line(llvm::formatv("{0} = transform.structured.match ops{{[\"func.func\"]} "
-                         "in %root : (!transform.any_op) -> !transform.any_op",
-                         func));
-    w.line(llvm::formatv("{0} = transform.structured.vectorize_children_and_"
-                         "apply_patterns {1} : (!transform.any_op) -> "
-                         "!transform.any_op",
-                         vectorized, func));
-    w.line("transform.apply_patterns to " + vectorized + " {");
-    w.line("  transform.apply_patterns.vector.lower_contraction "
-           "lowering_strategy = \"outerproduct\"");
-    w.line("  transform.apply_patterns.vector.lower_multi_reduction "
-           "lowering_strategy = \"innerreduction\"");
-    w.line("  transform.apply_patterns.vector.transfer_permutation_patterns");
-    w.line("  transform.apply_patterns.vector.lower_outerproduct");
-    w.line("  transform.apply_patterns.canonicalization");
-    w.line("} : !transform.any_op");
-    w.line("transform.apply_cse to " + vectorized + " : !transform.any_op");
+    w.vectorizeFunction(
+        {"vector.lower_contraction lowering_strategy = \"outerproduct\"",
+         "vector.lower_multi_reduction lowering_strategy = \"innerreduction\"",
+         "vector.transfer_permutation_patterns", "vector.lower_outerproduct",
+         "canonicalization"});
     return w.finish();
   }
 };

@@ -21,6 +21,20 @@ void ScriptWriter::comment(const std::string &text) {
   body += "    // " + text + "\n";
 }
 
+void ScriptWriter::vectorizeFunction(llvm::ArrayRef<std::string> patterns) {
+  std::string func = fresh("func"), vectorized = fresh("func");
+  line(func + " = transform.structured.match ops{[\"func.func\"]} in %root : "
+              "(!transform.any_op) -> !transform.any_op");
+  line(vectorized + " = transform.structured.vectorize_children_and_apply_"
+                    "patterns " +
+       func + " : (!transform.any_op) -> !transform.any_op");
+  line("transform.apply_patterns to " + vectorized + " {");
+  for (const std::string &pattern : patterns)
+    line("  transform.apply_patterns." + pattern);
+  line("} : !transform.any_op");
+  line("transform.apply_cse to " + vectorized + " : !transform.any_op");
+}
+
 std::string ScriptWriter::finish() {
   return "module attributes {transform.with_named_sequence} {\n"
          "  transform.named_sequence @__transform_main(%root: "

@@ -24,6 +24,9 @@ public:
   void line(const std::string &text);
   /// A comment line in the script, to make stored scripts readable.
   void comment(const std::string &text);
+  /// Vectorizes the payload function (static shapes only), then applies
+  /// `patterns` (each the part after "transform.apply_patterns."), then CSE.
+  void vectorizeFunction(llvm::ArrayRef<std::string> patterns);
   /// The complete module.
   std::string finish();
 

@@ -18,8 +18,10 @@ Knob ke::makeThreadsKnob(unsigned cores, bool parallelByDefault) {
 }
 
 llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
-  static const SketchRule *const cpuRules[] = {&getCpuSoftmaxRule(),
-                                               &getCpuTilingRule()};
+  // The first rule that matches gives the untuned default; the search
+  // samples all that match.
+  static const SketchRule *const cpuRules[] = {
+      &getCpuSoftmaxRule(), &getCpuTilingRule(), &getCpuRfactorRule()};
   switch (family) {
   case TargetFamily::Cpu:
     return cpuRules;

@@ -38,6 +38,11 @@ struct Schedule {
 mlir::FailureOr<Schedule> getDefaultSchedule(mlir::Operation *anchor,
                                              const TargetDescription &target);
 
+/// The default schedule of every rule that matches `anchor`, the rule
+/// getDefaultSchedule picks first. Empty when none matches.
+llvm::SmallVector<Schedule> getCandidateSketches(mlir::Operation *anchor,
+                                                const TargetDescription &target);
+
 /// Rebuilds a schedule from its JSON form: the rule by name, each knob value
 /// looked up among the current candidates. Fails with a message when the
 /// rule, a knob or a value is unknown.
@@ -57,6 +62,13 @@ public:
   /// A uniformly random assignment that passes the rule's limits, or
   /// std::nullopt after `maxTries` rejected draws. Counts rejections.
   std::optional<KnobIndices> sample(const Schedule &base,
+                                    mlir::Operation *anchor,
+                                    const TargetDescription &target,
+                                    unsigned maxTries = 1000);
+
+  /// A random sketch among `sketches` (uniformly), then a random assignment
+  /// of its knobs as `sample` draws it.
+  std::optional<Schedule> sampleAny(llvm::ArrayRef<Schedule> sketches,
                                     mlir::Operation *anchor,
                                     const TargetDescription &target,
                                     unsigned maxTries = 1000);

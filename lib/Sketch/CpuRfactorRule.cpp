@@ -1,0 +1,180 @@
+//===- CpuRfactorRule.cpp - Split reductions across threads (rfactor) -----===//
+//
+// Ansor's rfactor for CPUs: a reduction with few (or no) parallel iterations
+// cannot use the threads by tiling its parallel loops, so the innermost
+// reduction loop is split into `split` partial reductions that run in an
+// scf.forall on `threads` OpenMP threads, followed by a small combining
+// reduction (transform.structured.tile_reduction_using_forall). Each partial
+// reduction is tiled for vectors (`kvec`, and `reg` on the innermost parallel
+// loop), peeled where tiles are partial, and vectorized.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuRules.h"
+#include "ScriptWriter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace ke;
+
+namespace {
+
+/// A body that combines the input with the accumulator by one operation
+/// whose neutral element MLIR knows, then yields.
+bool hasSimpleCombiner(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (!body || body->getOperations().size() != 2)
+    return false;
+  Operation &combiner = body->front();
+  return isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp, arith::MinimumFOp,
+             arith::MaxNumFOp, arith::MinNumFOp, arith::AddIOp, arith::MulIOp,
+             arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp, arith::MinUIOp,
+             arith::AndIOp, arith::OrIOp, arith::XOrIOp>(combiner) &&
+         llvm::is_contained(combiner.getOperands(),
+                            body->getArguments().back());
+}
+
+class CpuRfactorRule final : public SketchRule {
+public:
+  llvm::StringRef getName() const override { return "cpu.rfactor"; }
+
+  bool matches(Operation *anchor,
+               const TargetDescription &target) const override {
+    auto op = dyn_cast<linalg::LinalgOp>(anchor);
+    if (!target.isCpu() || target.cpu.cores < 2 || !op ||
+        !op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+        op.getNumReductionLoops() != 1 || !hasSimpleCombiner(op))
+      return false;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    return llvm::none_of(ranges, ShapedType::isDynamic) &&
+           iterators.back() == utils::IteratorType::reduction &&
+           ranges.back() >= 64;
+  }
+
+  KnobSpace getKnobSpace(Operation *anchor,
+                         const TargetDescription &target) const override {
+    auto op = cast<linalg::LinalgOp>(anchor);
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    unsigned k = ranges.size() - 1;
+    unsigned cores = std::max(1u, target.cpu.cores);
+    KnobSpace space;
+    space.knobs.push_back(makeThreadsKnob(cores, /*parallelByDefault=*/true));
+    Knob split{"split.d" + std::to_string(k), {}, 0};
+    for (int64_t s = 2; s <= std::min<int64_t>(ranges[k] / 2, 8 * cores);
+         s *= 2)
+      split.choices.push_back(s);
+    split.defaultIndex = llvm::find(split.choices,
+                                    int64_t(llvm::PowerOf2Ceil(cores))) -
+                         split.choices.begin();
+    if (split.defaultIndex >= split.choices.size())
+      split.defaultIndex = 0;
+    space.knobs.push_back(split);
+    if (k > 0) {
+      Knob reg{"reg.d" + std::to_string(k - 1), tileCandidates(ranges[k - 1], 16),
+               0};
+      space.knobs.push_back(reg);
+    }
+    Knob kvec{"kvec.d" + std::to_string(k), tileCandidates(ranges[k] / 2, 64),
+              0};
+    unsigned lanes = target.cpu.vectorBits / 32;
+    kvec.defaultIndex =
+        llvm::lower_bound(kvec.choices, int64_t(lanes)) - kvec.choices.begin();
+    if (kvec.defaultIndex >= kvec.choices.size())
+      kvec.defaultIndex = kvec.choices.size() - 1;
+    space.knobs.push_back(kvec);
+    return space;
+  }
+
+  LogicalResult checkLimits(Operation *anchor, const TargetDescription &target,
+                            const KnobAssignment &knobs,
+                            std::string &reason) const override {
+    auto op = cast<linalg::LinalgOp>(anchor);
+    unsigned k = op.getNumLoops() - 1;
+    int64_t work = knobs.get("kvec.d" + std::to_string(k), 1) *
+                   (k > 0 ? knobs.get("reg.d" + std::to_string(k - 1), 1) : 1);
+    if (work > 1024) {
+      reason = llvm::formatv("innermost tile of {0} elements is too much "
+                             "straight-line code (limit 1024)",
+                             work);
+      return failure();
+    }
+    return success();
+  }
+
+  std::string emitScript(Operation *anchor, const TargetDescription &target,
+                         const KnobAssignment &knobs) const override {
+    auto op = cast<linalg::LinalgOp>(anchor);
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    unsigned k = ranges.size() - 1;
+    int64_t split = knobs.get("split.d" + std::to_string(k), 2);
+    int64_t kvec = knobs.get("kvec.d" + std::to_string(k), 1);
+    int64_t reg = k > 0 ? knobs.get("reg.d" + std::to_string(k - 1), 1) : 0;
+
+    ScriptWriter w;
+    w.comment("sketch cpu.rfactor: " + knobs.str());
+    std::string target0 = w.fresh("op");
+    w.line(llvm::formatv("{0} = transform.structured.match ops{{[\"{1}\"]} "
+                         "in %root : (!transform.any_op) -> !transform.any_op",
+                         target0, anchor->getName().getStringRef()));
+    SmallVector<int64_t> threads(ranges.size(), 0);
+    threads[k] = split;
+    std::string fill = w.fresh("fill"), partial = w.fresh("partial"),
+                combine = w.fresh("combine"), forall = w.fresh("forall");
+    w.comment("R: `split` partial reductions in parallel, then one combine");
+    w.line(llvm::formatv(
+        "{0}, {1}, {2}, {3} = transform.structured.tile_reduction_using_forall "
+        "{4} by num_threads = {5} : (!transform.any_op) -> (!transform.any_op, "
+        "!transform.any_op, !transform.any_op, !transform.any_op)",
+        fill, partial, combine, forall, target0, ScriptWriter::list(threads)));
+
+    // Vector tiles of each partial reduction: rows by `reg` (1 elsewhere),
+    // the chunk of the reduction by `kvec`.
+    SmallVector<int64_t> tiles(ranges.size(), 1);
+    if (k > 0)
+      tiles[k - 1] = reg;
+    tiles[k] = kvec;
+    std::string tiled = w.fresh("op");
+    SmallVector<std::string> loops;
+    for (size_t i = 0; i < ranges.size(); ++i)
+      loops.push_back(w.fresh("loop"));
+    std::string types = "!transform.any_op";
+    for (size_t i = 0; i < ranges.size(); ++i)
+      types += ", !transform.op<\"scf.for\">";
+    w.comment("S/R: vector tiles of each partial reduction");
+    w.line(llvm::formatv("{0}, {1} = transform.structured.tile_using_for {2} "
+                         "tile_sizes {3} : (!transform.any_op) -> ({4})",
+                         tiled, llvm::join(loops, ", "), partial,
+                         ScriptWriter::list(tiles), types));
+    // A chunk has ranges[k] / split iterations (one more in some chunks when
+    // split does not divide); peel when kvec leaves partial tiles.
+    int64_t chunk = ranges[k] / split;
+    bool chunksEven = ranges[k] % split == 0;
+    if (kvec < chunk && (!chunksEven || chunk % kvec != 0))
+      w.line(llvm::formatv("{0}, {1} = transform.loop.peel {2} : "
+                           "(!transform.op<\"scf.for\">) -> (!transform.any_op, "
+                           "!transform.any_op)",
+                           w.fresh("main"), w.fresh("rest"), loops[k]));
+    if (k > 0 && reg < ranges[k - 1] && ranges[k - 1] % reg != 0)
+      w.line(llvm::formatv("{0}, {1} = transform.loop.peel {2} : "
+                           "(!transform.op<\"scf.for\">) -> (!transform.any_op, "
+                           "!transform.any_op)",
+                           w.fresh("main"), w.fresh("rest"), loops[k - 1]));
+    w.comment("vectorize the partial reductions and the combine");
+    w.vectorizeFunction(
+        {"vector.lower_multi_reduction lowering_strategy = \"innerreduction\"",
+         "vector.lower_contraction lowering_strategy = \"outerproduct\"",
+         "vector.transfer_permutation_patterns", "canonicalization"});
+    return w.finish();
+  }
+};
+
+} // namespace
+
+const SketchRule &ke::getCpuRfactorRule() {
+  static const CpuRfactorRule rule;
+  return rule;
+}
