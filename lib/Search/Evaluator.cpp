@@ -110,7 +110,7 @@ Operation *CpuEvaluator::getKernelAnchor() const {
 void CpuEvaluator::prepareRun(unsigned set) {
   const std::vector<HostBuffer> &source = inputSets[set % inputSets.size()];
   for (auto [index, arg] : llvm::enumerate(kernel.arguments)) {
-    if (arg.role == BufferRole::Output)
+    if (arg.role == BufferRole::Output || arg.role == BufferRole::Scratch)
       working[index].poison();
     else
       working[index].copyFrom(source[index]);
@@ -176,7 +176,7 @@ CpuEvaluator::create(Operation *anchor, const TargetDescription &target,
     return anchor->emitError("cannot read the reference outputs");
   size_t offset = 0;
   for (auto [index, arg] : llvm::enumerate(evaluator->kernel.arguments)) {
-    if (!arg.isWritten()) {
+    if (!arg.isResult()) {
       evaluator->reference.push_back(std::nullopt);
       continue;
     }
@@ -240,7 +240,7 @@ CandidateRecord CpuEvaluator::runCandidate(const Schedule *schedule,
           std::error_code ec;
           llvm::raw_fd_ostream out(referenceFile, ec);
           for (auto [index, arg] : llvm::enumerate(kernel.arguments))
-            if (arg.isWritten())
+            if (arg.isResult())
               out.write(static_cast<const char *>(working[index].getData()),
                         working[index].getSizeInBytes());
           if (ec || out.has_error()) {

@@ -50,6 +50,19 @@ public:
     tile.defaultIndex =
         it == tile.choices.end() ? tile.choices.size() - 1 : it - tile.choices.begin();
     space.knobs.push_back(tile);
+    // Elements of a row handled at once: one to four vectors.
+    int64_t cols = type.getShape().back();
+    unsigned lanes = std::max(1u, target.cpu.vectorBits /
+                                      std::max(8u, type.getElementTypeBitWidth()));
+    Knob vec{"vec", {}, 0};
+    for (int64_t v : tileCandidates(cols, 4 * lanes))
+      if (v >= std::min<int64_t>(cols, 4))
+        vec.choices.push_back(v);
+    vec.defaultIndex = llvm::lower_bound(vec.choices, int64_t(lanes)) -
+                       vec.choices.begin();
+    if (vec.defaultIndex >= vec.choices.size())
+      vec.defaultIndex = vec.choices.size() - 1;
+    space.knobs.push_back(vec);
     return space;
   }
 
@@ -58,7 +71,6 @@ public:
     ScriptWriter w;
     w.comment("sketch cpu.softmax: " + knobs.str());
     std::string softmax = w.fresh("softmax"), parts = w.fresh("parts");
-    std::string ops = w.fresh("ops");
     w.line(llvm::formatv("{0} = transform.structured.match "
                          "ops{{[\"linalg.softmax\"]} in %root : "
                          "(!transform.any_op) -> !transform.any_op",
@@ -67,19 +79,44 @@ public:
     w.line(llvm::formatv("{0} = transform.structured.decompose_interface {1} "
                          ": (!transform.any_op) -> !transform.any_op",
                          parts, softmax));
-    w.line(llvm::formatv("{0} = transform.structured.match "
-                         "ops{{[\"linalg.generic\", \"linalg.fill\"]} in %root "
-                         ": (!transform.any_op) -> !transform.any_op",
-                         ops));
-    w.comment("rows across threads");
-    w.line("transform.foreach " + ops + " : !transform.any_op {");
-    w.line("^bb0(%part: !transform.any_op):");
-    w.line(llvm::formatv("  %tiled, %forall = transform.structured."
-                         "tile_using_forall %part tile_sizes [{0}] : "
-                         "(!transform.any_op) -> (!transform.any_op, "
-                         "!transform.any_op)",
-                         knobs.get("forall.d0", 1)));
-    w.line("}");
+    // Each part is tiled into rows across threads, then into one row of
+    // `vec` elements at a time (a reduction part loops over its row), so the
+    // vectorizer sees vector-sized tiles, never whole rows of a big tensor.
+    auto type = cast<RankedTensorType>(
+        cast<linalg::SoftmaxOp>(anchor).getInput().getType());
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> rowTiles(rank, 1), fillTiles(rank - 1, 1);
+    rowTiles.back() = knobs.get("vec", 16);
+    w.comment("rows across threads, then vector-sized pieces of a row");
+    auto tileParts = [&](llvm::StringRef opName, ArrayRef<int64_t> inner) {
+      std::string parts = w.fresh("parts");
+      w.line(llvm::formatv("{0} = transform.structured.match ops{{[\"{1}\"]} "
+                           "in %root : (!transform.any_op) -> "
+                           "!transform.any_op",
+                           parts, opName));
+      w.line("transform.foreach " + parts + " : !transform.any_op {");
+      w.line("^bb0(%part: !transform.any_op):");
+      w.line(llvm::formatv("  %rows, %forall = transform.structured."
+                           "tile_using_forall %part tile_sizes [{0}] : "
+                           "(!transform.any_op) -> (!transform.any_op, "
+                           "!transform.any_op)",
+                           knobs.get("forall.d0", 1)));
+      std::string types = "!transform.any_op";
+      SmallVector<std::string> loops;
+      for (size_t i = 0; i < inner.size(); ++i) {
+        loops.push_back("%l" + std::to_string(i));
+        types += ", !transform.any_op";
+      }
+      w.line(llvm::formatv("  %piece, {0} = transform.structured."
+                           "tile_using_for %rows tile_sizes {1} : "
+                           "(!transform.any_op) -> ({2})",
+                           llvm::join(loops, ", "), ScriptWriter::list(inner),
+                           types));
+      w.line("}");
+    };
+    tileParts("linalg.generic", rowTiles);
+    if (rank > 1)
+      tileParts("linalg.fill", fillTiles);
     w.vectorizeFunction(
         {"vector.lower_multi_reduction lowering_strategy = \"innerreduction\"",
          "canonicalization"});

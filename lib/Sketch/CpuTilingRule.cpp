@@ -19,6 +19,7 @@
 #include "CpuRules.h"
 #include "ScriptWriter.h"
 
+#include "ke/Workload/Kernel.h"
 #include "ke/Workload/Workload.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -141,6 +142,68 @@ bool needsPeeling(int64_t range, int64_t outerTile, int64_t tile) {
   return tile < extent && !dividesEvenly(range, outerTile, tile);
 }
 
+/// The fused neighbours of a kernel's anchor (see ke/Workload/Kernel.h).
+struct KernelNeighbours {
+  Operation *consumer = nullptr;
+  Operation *firstProducer = nullptr;
+  bool hasProducers = false;
+};
+
+KernelNeighbours findNeighbours(Operation *anchor) {
+  KernelNeighbours n;
+  anchor->getParentOp()->walk([&](Operation *op) {
+    if (op->hasAttr(kConsumerAttr))
+      n.consumer = op;
+    if (op->hasAttr(kProducerAttr) && !n.firstProducer) {
+      n.firstProducer = op;
+      n.hasProducers = true;
+    }
+  });
+  return n;
+}
+
+/// The anchor loop that the innermost dimension of its first result
+/// iterates over.
+unsigned innermostOutputLoop(linalg::LinalgOp op) {
+  AffineMap map = op.getIndexingMapMatchingResult(op->getResult(0));
+  return map.getNumResults() ? map.getDimPosition(map.getNumResults() - 1)
+                             : op.getNumLoops() - 1;
+}
+
+/// Outer tile sizes of the anchor's loops as tile sizes of the consumer,
+/// whose loops are the dimensions of the anchor's result.
+SmallVector<int64_t> mapToConsumer(linalg::LinalgOp op,
+                                   ArrayRef<int64_t> anchorTiles) {
+  AffineMap map = op.getIndexingMapMatchingResult(op->getResult(0));
+  SmallVector<int64_t> tiles;
+  for (unsigned d = 0; d < map.getNumResults(); ++d)
+    tiles.push_back(anchorTiles[map.getDimPosition(d)]);
+  return tiles;
+}
+
+/// Tiles a neighbour (a fill or an elementwise consumer) to rows of `inner`
+/// elements along its innermost loop, so the vectorizer sees small tiles.
+void tileNeighbour(ScriptWriter &w, const std::string &handle, Operation *op,
+                   int64_t inner) {
+  unsigned loops = cast<linalg::LinalgOp>(op).getNumLoops();
+  if (loops == 0)
+    return;
+  SmallVector<int64_t> sizes(loops, 1);
+  sizes.back() = inner;
+  std::string tiled = w.fresh("op");
+  SmallVector<std::string> handles;
+  std::string types = "!transform.any_op";
+  for (unsigned i = 0; i < loops; ++i) {
+    handles.push_back(w.fresh("loop"));
+    types += ", !transform.any_op";
+  }
+  w.comment("vector-sized tiles of a fused neighbour");
+  w.line(llvm::formatv("{0}, {1} = transform.structured.tile_using_for {2} "
+                       "tile_sizes {3} : (!transform.any_op) -> ({4})",
+                       tiled, llvm::join(handles, ", "), handle,
+                       ScriptWriter::list(sizes), types));
+}
+
 class CpuTilingRule final : public SketchRule {
 public:
   llvm::StringRef getName() const override { return "cpu.tile"; }
@@ -149,6 +212,7 @@ public:
                const TargetDescription &target) const override {
     auto op = dyn_cast<linalg::LinalgOp>(anchor);
     return target.isCpu() && op && op.hasPureTensorSemantics() &&
+           op->getNumResults() >= 1 &&
            llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic);
   }
 
@@ -258,16 +322,65 @@ public:
     std::string current = w.fresh("op");
     w.comment("sketch cpu.tile: " + knobs.str());
     w.line(llvm::formatv("{0} = transform.structured.match ops{{[\"{1}\"]} "
-                         "in %root : (!transform.any_op) -> !transform.any_op",
-                         current, anchor->getName().getStringRef()));
+                         "attributes {{{2}} in %root : (!transform.any_op) -> "
+                         "!transform.any_op",
+                         current, anchor->getName().getStringRef(),
+                         kAnchorAttr));
+    KernelNeighbours neighbours = findNeighbours(anchor);
+    std::string consumer, producers;
+    auto matchRole = [&](llvm::StringRef attr) {
+      std::string handle = w.fresh("op");
+      w.line(llvm::formatv("{0} = transform.structured.match attributes "
+                           "{{{1}} in %root : (!transform.any_op) -> "
+                           "!transform.any_op",
+                           handle, attr));
+      return handle;
+    };
+    if (neighbours.consumer)
+      consumer = matchRole(kConsumerAttr);
+    if (neighbours.hasProducers)
+      producers = matchRole(kProducerAttr);
+
+    auto fuseInto = [&](std::string &fusedOp, std::string &container) {
+      std::string fused = w.fresh("op"), newContainer = w.fresh("forall");
+      w.line(llvm::formatv("{0}, {1} = transform.structured.fuse_into_"
+                           "containing_op {2} into {3} : (!transform.any_op, "
+                           "!transform.any_op) -> (!transform.any_op, "
+                           "!transform.any_op)",
+                           fused, newContainer, fusedOp, container));
+      fusedOp = fused;
+      container = newContainer;
+    };
     if (llvm::any_of(outer, [](int64_t t) { return t != 0; })) {
-      std::string tiled = w.fresh("op"), forall = w.fresh("forall");
-      w.comment("S: outer parallel tiles, one scf.forall over threads");
-      w.line(llvm::formatv(
-          "{0}, {1} = transform.structured.tile_using_forall {2} tile_sizes "
-          "{3} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)",
-          tiled, forall, current, ScriptWriter::list(outer)));
-      current = tiled;
+      std::string forall = w.fresh("forall");
+      if (neighbours.consumer) {
+        // Tile the consumer and compute the anchor's tile inside it, while
+        // that tile is in cache.
+        std::string tiledConsumer = w.fresh("op");
+        w.comment("S: outer parallel tiles of the consumer, the anchor fused "
+                  "into them, one scf.forall over threads");
+        w.line(llvm::formatv(
+            "{0}, {1} = transform.structured.tile_using_forall {2} tile_sizes "
+            "{3} : (!transform.any_op) -> (!transform.any_op, "
+            "!transform.any_op)",
+            tiledConsumer, forall, consumer,
+            ScriptWriter::list(mapToConsumer(op, outer))));
+        consumer = tiledConsumer;
+        fuseInto(current, forall);
+      } else {
+        std::string tiled = w.fresh("op");
+        w.comment("S: outer parallel tiles, one scf.forall over threads");
+        w.line(llvm::formatv(
+            "{0}, {1} = transform.structured.tile_using_forall {2} tile_sizes "
+            "{3} : (!transform.any_op) -> (!transform.any_op, "
+            "!transform.any_op)",
+            tiled, forall, current, ScriptWriter::list(outer)));
+        current = tiled;
+      }
+      if (neighbours.hasProducers) {
+        w.comment("the fills of the anchor's inits, per tile");
+        fuseInto(producers, forall);
+      }
     }
 
     // The levels tiled with scf.for: reduction blocks, register tiles and
@@ -318,6 +431,13 @@ public:
           "-> (!transform.any_op, !transform.any_op)",
           w.fresh("main"), w.fresh("rest"), loop));
     }
+    // Fused (or unfused) neighbours get vector-sized tiles too, so that no
+    // op reaches the vectorizer with a whole tensor.
+    int64_t innerTile = std::max<int64_t>(1, reg[innermostOutputLoop(op)]);
+    if (neighbours.consumer)
+      tileNeighbour(w, consumer, neighbours.consumer, innerTile);
+    if (neighbours.hasProducers)
+      tileNeighbour(w, producers, neighbours.firstProducer, innerTile);
     w.comment("vectorize the static inner tiles and lower the vector ops");
     w.vectorizeFunction(
         {"vector.lower_contraction lowering_strategy = \"outerproduct\"",

@@ -12,6 +12,9 @@
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 
 using namespace mlir;
 using namespace ke;
@@ -23,43 +26,133 @@ int64_t KernelArgument::numElements() const {
   return n;
 }
 
-FailureOr<KernelModule> ke::buildKernelModule(Operation *anchor) {
+SmallVector<Operation *> ke::getKernelGroup(Operation *anchor, bool fuse) {
+  SmallVector<Operation *> group;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(anchor);
+  bool onTensors = llvm::all_of(anchor->getOperandTypes(), [](Type type) {
+    return !isa<MemRefType>(type);
+  });
+  if (!fuse || !onTensors || !linalgOp) {
+    group.push_back(anchor);
+    return group;
+  }
+  for (Value init : linalgOp.getDpsInits())
+    if (auto fill = init.getDefiningOp<linalg::FillOp>();
+        fill && !llvm::is_contained(group, fill.getOperation()))
+      group.push_back(fill);
+  group.push_back(anchor);
+  if (anchor->getNumResults() != 1 || !anchor->getResult(0).hasOneUse())
+    return group;
+  OpOperand &use = *anchor->getResult(0).getUses().begin();
+  auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
+  if (!consumer || !linalg::isElementwise(consumer) ||
+      consumer->getNumResults() != 1 ||
+      consumer->getBlock() != anchor->getBlock() ||
+      !consumer.getMatchingIndexingMap(&use).isIdentity() ||
+      !linalgOp.getIndexingMapMatchingResult(anchor->getResult(0))
+           .isProjectedPermutation())
+    return group;
+  // Everything else the consumer reads must be available at the anchor, so
+  // that the group can be cloned as one unit.
+  for (Value operand : consumer->getOperands())
+    if (Operation *def = operand.getDefiningOp();
+        def && def != anchor && def->getBlock() == anchor->getBlock() &&
+        anchor->isBeforeInBlock(def))
+      return group;
+  group.push_back(consumer);
+  return group;
+}
+
+FailureOr<KernelModule> ke::buildKernelModule(Operation *anchor, bool fuse) {
   MLIRContext *context = anchor->getContext();
   context->loadDialect<func::FuncDialect, bufferization::BufferizationDialect,
                        linalg::LinalgDialect>();
-  auto dps = dyn_cast<DestinationStyleOpInterface>(anchor);
-  if (!dps || !isWorkloadAnchor(anchor))
+  if (!isa<DestinationStyleOpInterface>(anchor) || !isWorkloadAnchor(anchor))
     return anchor->emitError("not a workload anchor");
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(anchor);
+  SmallVector<Operation *> group = getKernelGroup(anchor, fuse);
+  llvm::SmallPtrSet<Operation *, 4> inGroup(group.begin(), group.end());
 
-  // Decide the arguments: every shaped operand becomes a memref argument.
-  KernelModule kernel;
-  SmallVector<Type> argTypes;
-  SmallVector<OpOperand *> shapedOperands;
-  for (OpOperand &operand : anchor->getOpOperands()) {
-    auto shaped = dyn_cast<ShapedType>(operand.get().getType());
-    if (!shaped) {
-      if (!matchPattern(operand.get(), m_Constant()))
-        return anchor->emitError("operand #")
-               << operand.getOperandNumber()
-               << " is a scalar that is not a constant; kernels take buffers "
-                  "only";
-      continue;
+  // The values the group takes from outside, in order of first use; the
+  // results the group gives back (those of its ops that no group op uses).
+  llvm::SetVector<Value> external;
+  llvm::SetVector<Value> captured; // scalars and values used inside bodies
+  for (Operation *op : group) {
+    for (Value operand : op->getOperands()) {
+      if (inGroup.contains(operand.getDefiningOp()))
+        continue;
+      if (auto shaped = dyn_cast<ShapedType>(operand.getType())) {
+        if (!shaped.hasStaticShape())
+          return anchor->emitError("operand of shape ")
+                 << shaped << " is dynamic; kernels need static shapes";
+        external.insert(operand);
+      } else {
+        captured.insert(operand);
+      }
     }
-    if (!shaped.hasStaticShape())
-      return anchor->emitError("operand #")
-             << operand.getOperandNumber()
-             << " has a dynamic shape; kernels need static shapes";
+    getUsedValuesDefinedAbove(op->getRegions(), captured);
+  }
+  SmallVector<OpResult> results;
+  for (Operation *op : group)
+    for (OpResult result : op->getResults())
+      if (llvm::none_of(result.getUsers(), [&](Operation *user) {
+            return inGroup.contains(user);
+          }))
+        results.push_back(result);
+
+  // Roles: a buffer is read when an op reads its initial contents (an input,
+  // or an init whose value the body uses); it is a result when a result of
+  // the group is written into it; other inits are scratch.
+  llvm::DenseSet<Value> read, inits, resultBuffers;
+  for (Operation *op : group) {
+    auto dps = cast<DestinationStyleOpInterface>(op);
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (!external.contains(operand.get()))
+        continue;
+      bool isInit = dps.isDpsInit(&operand);
+      if (isInit)
+        inits.insert(operand.get());
+      if (!isInit || (linalgOp && linalgOp.payloadUsesValueFromOperand(&operand)))
+        read.insert(operand.get());
+    }
+  }
+  // The buffer a result ends up in: its tied init, followed through the
+  // group's fills (the anchor's init is usually a fill of a tensor.empty).
+  auto resultBuffer = [&](OpResult result) -> Value {
+    Value value = result;
+    while (auto owner = dyn_cast_or_null<DestinationStyleOpInterface>(
+               value.getDefiningOp())) {
+      if (!inGroup.contains(owner))
+        return value;
+      value = owner.getTiedOpOperand(cast<OpResult>(value))->get();
+    }
+    return value;
+  };
+  for (OpResult result : results) {
+    Value buffer = resultBuffer(result);
+    if (!external.contains(buffer))
+      return anchor->emitError("a result of the group is not written into a "
+                               "buffer the kernel receives");
+    resultBuffers.insert(buffer);
+  }
+  KernelModule kernel;
+  llvm::DenseMap<Value, BufferRole> roles;
+  for (Value value : external) {
+    bool isRead = read.contains(value);
+    roles[value] = resultBuffers.contains(value)
+                       ? (isRead ? BufferRole::Accumulator : BufferRole::Output)
+                       : (isRead ? BufferRole::Input : BufferRole::Scratch);
+  }
+
+  SmallVector<Type> argTypes;
+  for (Value value : external) {
+    auto shaped = cast<ShapedType>(value.getType());
     KernelArgument arg;
     arg.shape.assign(shaped.getShape().begin(), shaped.getShape().end());
     arg.elementType = shaped.getElementType();
-    if (dps.isDpsInit(&operand))
-      arg.role = linalgOp && linalgOp.payloadUsesValueFromOperand(&operand)
-                     ? BufferRole::Accumulator
-                     : BufferRole::Output;
+    arg.role = roles[value];
     kernel.arguments.push_back(arg);
     argTypes.push_back(MemRefType::get(arg.shape, arg.elementType));
-    shapedOperands.push_back(&operand);
   }
 
   OpBuilder builder(context);
@@ -73,44 +166,45 @@ FailureOr<KernelModule> ke::buildKernelModule(Operation *anchor) {
   builder.setInsertionPointToStart(body);
 
   IRMapping mapping;
-  for (auto [index, operand] : llvm::enumerate(shapedOperands)) {
+  for (auto [index, value] : llvm::enumerate(external)) {
     Value arg = body->getArgument(index);
-    Value value = operand->get();
     if (auto tensorType = dyn_cast<RankedTensorType>(value.getType())) {
-      bool writable = dps.isDpsInit(operand);
-      auto toTensor = bufferization::ToTensorOp::create(
-          builder, loc, tensorType, arg, /*restrict=*/true, writable);
-      value = toTensor.getResult();
-      mapping.map(operand->get(), value);
+      bool writable = inits.contains(value);
+      mapping.map(value, bufferization::ToTensorOp::create(
+                             builder, loc, tensorType, arg, /*restrict=*/true,
+                             writable)
+                             .getResult());
     } else {
-      mapping.map(operand->get(), arg);
+      mapping.map(value, arg);
     }
   }
-  // Constants the anchor uses, as scalar operands or inside its body, travel
+  // Constants the group uses, as scalar operands or inside bodies, travel
   // with it.
-  llvm::SetVector<Value> captured;
-  getUsedValuesDefinedAbove(anchor->getRegions(), captured);
-  for (OpOperand &operand : anchor->getOpOperands())
-    if (!isa<ShapedType>(operand.get().getType()))
-      captured.insert(operand.get());
   for (Value value : captured) {
-    if (mapping.contains(value))
+    if (mapping.contains(value) || inGroup.contains(value.getDefiningOp()))
       continue;
     if (!matchPattern(value, m_Constant()))
-      return anchor->emitError("the op's body uses a value defined outside "
-                               "it that is not a constant; kernels take "
-                               "buffers only");
+      return anchor->emitError("the op uses a scalar defined outside it that "
+                               "is not a constant; kernels take buffers only");
     mapping.map(value, builder.clone(*value.getDefiningOp())->getResult(0));
   }
 
-  Operation *clone = builder.clone(*anchor, mapping);
+  for (Operation *op : group) {
+    Operation *clone = builder.clone(*op, mapping);
+    clone->setAttr(op == anchor ? kAnchorAttr
+                   : isa<linalg::FillOp>(op) ? kProducerAttr
+                                             : kConsumerAttr,
+                   builder.getUnitAttr());
+  }
   // Tensor results go back into the buffers of their inits.
-  unsigned firstInit = shapedOperands.size() - dps.getNumDpsInits();
-  for (auto [index, result] : llvm::enumerate(clone->getResults())) {
+  for (OpResult result : results) {
+    if (!isa<RankedTensorType>(result.getType()))
+      continue;
+    unsigned index =
+        llvm::find(external, resultBuffer(result)) - external.begin();
     bufferization::MaterializeInDestinationOp::create(
-        builder, loc, /*result=*/Type(), result,
-        body->getArgument(firstInit + index), /*restrict=*/true,
-        /*writable=*/true);
+        builder, loc, /*result=*/Type(), mapping.lookup(result),
+        body->getArgument(index), /*restrict=*/true, /*writable=*/true);
   }
   func::ReturnOp::create(builder, loc);
   return kernel;
@@ -119,7 +213,7 @@ FailureOr<KernelModule> ke::buildKernelModule(Operation *anchor) {
 Operation *ke::findKernelAnchor(ModuleOp module) {
   Operation *found = nullptr;
   module.walk([&](Operation *op) {
-    if (isWorkloadAnchor(op)) {
+    if (op->hasAttr(kAnchorAttr)) {
       found = op;
       return WalkResult::interrupt();
     }

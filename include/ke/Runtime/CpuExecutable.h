@@ -41,6 +41,9 @@ public:
 private:
   CpuExecutable() = default;
   std::unique_ptr<mlir::ExecutionEngine> engine;
+  /// The packed entry point, looked up (and so compiled: ORC materializes
+  /// on lookup) in create(), so that no call pays for code generation.
+  void (*entry)(void **) = nullptr;
 };
 
 } // namespace ke

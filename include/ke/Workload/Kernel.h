@@ -1,8 +1,12 @@
 //===- Kernel.h - A workload as a standalone, callable function -*- C++ -*-===//
 //
-// To compile, run and time a workload on its own, ke clones its anchor into
-// a module with a single function, @kernel, whose arguments are memrefs: one
-// per shaped operand, inputs first, then inits. On tensors, the function
+// To compile, run and time a workload on its own, ke clones its anchor, and
+// the neighbours a schedule fuses into its tiles (linalg.fill producers of
+// its inits and one elementwise consumer of its result), into a module with a
+// single function, @kernel, whose arguments are memrefs: one per shaped value
+// the group takes from outside, in order of first use. The anchor carries the
+// unit attribute `ke.anchor`, fused producers `ke.producer` and the consumer
+// `ke.consumer`, so that schedules can match them. On tensors, the function
 // wraps its arguments with bufferization.to_tensor and writes each result
 // into its init buffer with bufferization.materialize_in_destination, so after
 // bufferization the kernel works in place on the caller's buffers. The
@@ -28,8 +32,9 @@ inline constexpr llvm::StringLiteral kKernelFunctionName = "kernel";
 /// How the kernel uses one of its buffer arguments.
 enum class BufferRole {
   Input,        ///< read only
-  Accumulator,  ///< an init whose initial value is read, then overwritten
-  Output        ///< an init that is only written
+  Accumulator,  ///< a result buffer whose initial value is read
+  Output,       ///< a result buffer that is only written
+  Scratch       ///< written by an intermediate op; not a result
 };
 
 /// One memref argument of @kernel.
@@ -38,7 +43,10 @@ struct KernelArgument {
   llvm::SmallVector<int64_t> shape;
   mlir::Type elementType;
 
-  bool isWritten() const { return role != BufferRole::Input; }
+  /// True for the buffers that hold the kernel's results (and are checked).
+  bool isResult() const {
+    return role == BufferRole::Accumulator || role == BufferRole::Output;
+  }
   /// Elements in the buffer (shapes are static).
   int64_t numElements() const;
 };
@@ -49,14 +57,27 @@ struct KernelModule {
   llvm::SmallVector<KernelArgument> arguments;
 };
 
-/// Builds the kernel module of `anchor` in `anchor`'s context. Fails, with a
-/// diagnostic at the anchor, for dynamic shapes and for scalar operands that
-/// are not constants (the kernel ABI passes buffers only).
-mlir::FailureOr<KernelModule> buildKernelModule(mlir::Operation *anchor);
+/// The ops that go into the kernel of `anchor`: the fills that produce its
+/// inits, the anchor, and its single elementwise consumer when the consumer
+/// reads the anchor's result with an identity map (so a tile of one is a tile
+/// of the other). On memrefs, or with `fuse` false, just the anchor.
+llvm::SmallVector<mlir::Operation *> getKernelGroup(mlir::Operation *anchor,
+                                                    bool fuse = true);
 
-/// The operation in `module` that corresponds to the anchor: the first
-/// workload anchor inside @kernel.
+/// Builds the kernel module of `anchor` (and its group) in `anchor`'s
+/// context. Fails, with a diagnostic at the anchor, for dynamic shapes and
+/// for scalar values that are not constants (the kernel ABI passes buffers
+/// only).
+mlir::FailureOr<KernelModule> buildKernelModule(mlir::Operation *anchor,
+                                                bool fuse = true);
+
+/// The anchor inside a kernel module (the op with `ke.anchor`).
 mlir::Operation *findKernelAnchor(mlir::ModuleOp module);
+
+/// Attribute names that mark the roles of ops in a kernel.
+inline constexpr llvm::StringLiteral kAnchorAttr = "ke.anchor";
+inline constexpr llvm::StringLiteral kProducerAttr = "ke.producer";
+inline constexpr llvm::StringLiteral kConsumerAttr = "ke.consumer";
 
 } // namespace ke
 
