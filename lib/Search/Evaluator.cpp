@@ -15,6 +15,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 using namespace mlir;
@@ -203,6 +204,10 @@ CandidateRecord CpuEvaluator::runCandidate(const Schedule *schedule,
 
   ChildResult child = runInChild(
       [&](llvm::raw_ostream &report) -> int {
+        // Pinned threads (measurement protocol), unless the user chose a
+        // placement: libomp reads these when its first parallel region runs.
+        setenv("OMP_PROC_BIND", "close", /*overwrite=*/0);
+        setenv("OMP_PLACES", "cores", /*overwrite=*/0);
         DiagnosticCollector diagnostics(context);
         OwningOpRef<ModuleOp> payload = kernel.module->clone();
         OwningOpRef<ModuleOp> parsed = parseScript(script, context);

@@ -13,6 +13,8 @@
 #include "CpuRules.h"
 #include "ScriptWriter.h"
 
+#include "ke/Workload/Kernel.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -116,10 +118,7 @@ public:
 
     ScriptWriter w;
     w.comment("sketch cpu.rfactor: " + knobs.str());
-    std::string target0 = w.fresh("op");
-    w.line(llvm::formatv("{0} = transform.structured.match ops{{[\"{1}\"]} "
-                         "in %root : (!transform.any_op) -> !transform.any_op",
-                         target0, anchor->getName().getStringRef()));
+    std::string target0 = w.match(anchor->getName().getStringRef(), kAnchorAttr);
     SmallVector<int64_t> threads(ranges.size(), 0);
     threads[k] = split;
     std::string fill = w.fresh("fill"), partial = w.fresh("partial"),
@@ -137,32 +136,17 @@ public:
     if (k > 0)
       tiles[k - 1] = reg;
     tiles[k] = kvec;
-    std::string tiled = w.fresh("op");
-    SmallVector<std::string> loops;
-    for (size_t i = 0; i < ranges.size(); ++i)
-      loops.push_back(w.fresh("loop"));
-    std::string types = "!transform.any_op";
-    for (size_t i = 0; i < ranges.size(); ++i)
-      types += ", !transform.op<\"scf.for\">";
     w.comment("S/R: vector tiles of each partial reduction");
-    w.line(llvm::formatv("{0}, {1} = transform.structured.tile_using_for {2} "
-                         "tile_sizes {3} : (!transform.any_op) -> ({4})",
-                         tiled, llvm::join(loops, ", "), partial,
-                         ScriptWriter::list(tiles), types));
+    SmallVector<std::string> loops;
+    w.tileUsingFor(partial, tiles, loops);
     // A chunk has ranges[k] / split iterations (one more in some chunks when
     // split does not divide); peel when kvec leaves partial tiles.
     int64_t chunk = ranges[k] / split;
     bool chunksEven = ranges[k] % split == 0;
     if (kvec < chunk && (!chunksEven || chunk % kvec != 0))
-      w.line(llvm::formatv("{0}, {1} = transform.loop.peel {2} : "
-                           "(!transform.op<\"scf.for\">) -> (!transform.any_op, "
-                           "!transform.any_op)",
-                           w.fresh("main"), w.fresh("rest"), loops[k]));
+      w.peel(loops[k]);
     if (k > 0 && reg < ranges[k - 1] && ranges[k - 1] % reg != 0)
-      w.line(llvm::formatv("{0}, {1} = transform.loop.peel {2} : "
-                           "(!transform.op<\"scf.for\">) -> (!transform.any_op, "
-                           "!transform.any_op)",
-                           w.fresh("main"), w.fresh("rest"), loops[k - 1]));
+      w.peel(loops[k - 1]);
     w.comment("vectorize the partial reductions and the combine");
     w.vectorizeFunction(
         {"vector.lower_multi_reduction lowering_strategy = \"innerreduction\"",

@@ -70,11 +70,7 @@ public:
                          const KnobAssignment &knobs) const override {
     ScriptWriter w;
     w.comment("sketch cpu.softmax: " + knobs.str());
-    std::string softmax = w.fresh("softmax"), parts = w.fresh("parts");
-    w.line(llvm::formatv("{0} = transform.structured.match "
-                         "ops{{[\"linalg.softmax\"]} in %root : "
-                         "(!transform.any_op) -> !transform.any_op",
-                         softmax));
+    std::string softmax = w.match("linalg.softmax"), parts = w.fresh("parts");
     w.comment("max, subtract-exp, sum and divide as linalg.generic + fill");
     w.line(llvm::formatv("{0} = transform.structured.decompose_interface {1} "
                          ": (!transform.any_op) -> !transform.any_op",
@@ -89,11 +85,7 @@ public:
     rowTiles.back() = knobs.get("vec", 16);
     w.comment("rows across threads, then vector-sized pieces of a row");
     auto tileParts = [&](llvm::StringRef opName, ArrayRef<int64_t> inner) {
-      std::string parts = w.fresh("parts");
-      w.line(llvm::formatv("{0} = transform.structured.match ops{{[\"{1}\"]} "
-                           "in %root : (!transform.any_op) -> "
-                           "!transform.any_op",
-                           parts, opName));
+      std::string parts = w.match(opName);
       w.line("transform.foreach " + parts + " : !transform.any_op {");
       w.line("^bb0(%part: !transform.any_op):");
       w.line(llvm::formatv("  %rows, %forall = transform.structured."

@@ -190,18 +190,9 @@ void tileNeighbour(ScriptWriter &w, const std::string &handle, Operation *op,
     return;
   SmallVector<int64_t> sizes(loops, 1);
   sizes.back() = inner;
-  std::string tiled = w.fresh("op");
   SmallVector<std::string> handles;
-  std::string types = "!transform.any_op";
-  for (unsigned i = 0; i < loops; ++i) {
-    handles.push_back(w.fresh("loop"));
-    types += ", !transform.any_op";
-  }
   w.comment("vector-sized tiles of a fused neighbour");
-  w.line(llvm::formatv("{0}, {1} = transform.structured.tile_using_for {2} "
-                       "tile_sizes {3} : (!transform.any_op) -> ({4})",
-                       tiled, llvm::join(handles, ", "), handle,
-                       ScriptWriter::list(sizes), types));
+  w.tileUsingFor(handle, sizes, handles);
 }
 
 class CpuTilingRule final : public SketchRule {
@@ -319,67 +310,32 @@ public:
       block[*kLoop] = knobs.get(knobName("kblock", *kLoop));
 
     ScriptWriter w;
-    std::string current = w.fresh("op");
     w.comment("sketch cpu.tile: " + knobs.str());
-    w.line(llvm::formatv("{0} = transform.structured.match ops{{[\"{1}\"]} "
-                         "attributes {{{2}} in %root : (!transform.any_op) -> "
-                         "!transform.any_op",
-                         current, anchor->getName().getStringRef(),
-                         kAnchorAttr));
+    std::string current = w.match(anchor->getName().getStringRef(), kAnchorAttr);
     KernelNeighbours neighbours = findNeighbours(anchor);
     std::string consumer, producers;
-    auto matchRole = [&](llvm::StringRef attr) {
-      std::string handle = w.fresh("op");
-      w.line(llvm::formatv("{0} = transform.structured.match attributes "
-                           "{{{1}} in %root : (!transform.any_op) -> "
-                           "!transform.any_op",
-                           handle, attr));
-      return handle;
-    };
     if (neighbours.consumer)
-      consumer = matchRole(kConsumerAttr);
+      consumer = w.match("", kConsumerAttr);
     if (neighbours.hasProducers)
-      producers = matchRole(kProducerAttr);
+      producers = w.match("", kProducerAttr);
 
-    auto fuseInto = [&](std::string &fusedOp, std::string &container) {
-      std::string fused = w.fresh("op"), newContainer = w.fresh("forall");
-      w.line(llvm::formatv("{0}, {1} = transform.structured.fuse_into_"
-                           "containing_op {2} into {3} : (!transform.any_op, "
-                           "!transform.any_op) -> (!transform.any_op, "
-                           "!transform.any_op)",
-                           fused, newContainer, fusedOp, container));
-      fusedOp = fused;
-      container = newContainer;
-    };
     if (llvm::any_of(outer, [](int64_t t) { return t != 0; })) {
-      std::string forall = w.fresh("forall");
+      std::string forall;
       if (neighbours.consumer) {
         // Tile the consumer and compute the anchor's tile inside it, while
         // that tile is in cache.
-        std::string tiledConsumer = w.fresh("op");
         w.comment("S: outer parallel tiles of the consumer, the anchor fused "
                   "into them, one scf.forall over threads");
-        w.line(llvm::formatv(
-            "{0}, {1} = transform.structured.tile_using_forall {2} tile_sizes "
-            "{3} : (!transform.any_op) -> (!transform.any_op, "
-            "!transform.any_op)",
-            tiledConsumer, forall, consumer,
-            ScriptWriter::list(mapToConsumer(op, outer))));
-        consumer = tiledConsumer;
-        fuseInto(current, forall);
+        consumer =
+            w.tileUsingForall(consumer, mapToConsumer(op, outer), forall);
+        w.fuseInto(current, forall);
       } else {
-        std::string tiled = w.fresh("op");
         w.comment("S: outer parallel tiles, one scf.forall over threads");
-        w.line(llvm::formatv(
-            "{0}, {1} = transform.structured.tile_using_forall {2} tile_sizes "
-            "{3} : (!transform.any_op) -> (!transform.any_op, "
-            "!transform.any_op)",
-            tiled, forall, current, ScriptWriter::list(outer)));
-        current = tiled;
+        current = w.tileUsingForall(current, outer, forall);
       }
       if (neighbours.hasProducers) {
         w.comment("the fills of the anchor's inits, per tile");
-        fuseInto(producers, forall);
+        w.fuseInto(producers, forall);
       }
     }
 
@@ -388,28 +344,18 @@ public:
     SmallVector<std::string> peel;
     auto tileFor = [&](llvm::StringRef what, ArrayRef<int64_t> sizes,
                        ArrayRef<int64_t> enclosing) {
-      SmallVector<unsigned> tiledLoops;
-      for (unsigned loop = 0; loop < numLoops; ++loop)
-        if (sizes[loop] != 0)
-          tiledLoops.push_back(loop);
-      if (tiledLoops.empty())
+      if (llvm::all_of(sizes, [](int64_t size) { return size == 0; }))
         return;
-      std::string tiled = w.fresh("op");
-      SmallVector<std::string> loops;
-      for (size_t i = 0; i < tiledLoops.size(); ++i)
-        loops.push_back(w.fresh("loop"));
-      std::string types = "!transform.any_op";
-      for (size_t i = 0; i < tiledLoops.size(); ++i)
-        types += ", !transform.op<\"scf.for\">";
       w.comment(what.str());
-      w.line(llvm::formatv("{0}, {1} = transform.structured.tile_using_for "
-                           "{2} tile_sizes {3} : (!transform.any_op) -> ({4})",
-                           tiled, llvm::join(loops, ", "), current,
-                           ScriptWriter::list(sizes), types));
-      current = tiled;
-      for (auto [loop, handle] : llvm::zip(tiledLoops, loops))
-        if (needsPeeling(nest.ranges[loop], enclosing[loop], sizes[loop]))
-          peel.push_back(handle);
+      SmallVector<std::string> loops;
+      current = w.tileUsingFor(current, sizes, loops);
+      auto handle = loops.begin();
+      for (unsigned loop = 0; loop < numLoops; ++loop)
+        if (sizes[loop] != 0 &&
+            needsPeeling(nest.ranges[loop], enclosing[loop], sizes[loop]))
+          peel.push_back(*handle++);
+        else if (sizes[loop] != 0)
+          ++handle;
     };
     tileFor("R: reduction blocks that stay in cache", block,
             SmallVector<int64_t>(numLoops, 0));
@@ -425,12 +371,8 @@ public:
                            decomposed, current));
     }
     // Innermost loops first, so that each peel clones already peeled loops.
-    for (const std::string &loop : llvm::reverse(peel)) {
-      w.line(llvm::formatv(
-          "{0}, {1} = transform.loop.peel {2} : (!transform.op<\"scf.for\">) "
-          "-> (!transform.any_op, !transform.any_op)",
-          w.fresh("main"), w.fresh("rest"), loop));
-    }
+    for (const std::string &loop : llvm::reverse(peel))
+      w.peel(loop);
     // Fused (or unfused) neighbours get vector-sized tiles too, so that no
     // op reaches the vectorizer with a whole tensor.
     int64_t innerTile = std::max<int64_t>(1, reg[innermostOutputLoop(op)]);

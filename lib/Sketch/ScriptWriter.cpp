@@ -21,6 +21,65 @@ void ScriptWriter::comment(const std::string &text) {
   body += "    // " + text + "\n";
 }
 
+std::string ScriptWriter::match(llvm::StringRef opName,
+                                llvm::StringRef attribute) {
+  std::string handle = fresh("op");
+  std::string filter;
+  if (!opName.empty())
+    filter += "ops{[\"" + opName.str() + "\"]} ";
+  if (!attribute.empty())
+    filter += "attributes {" + attribute.str() + "} ";
+  line(handle + " = transform.structured.match " + filter +
+       "in %root : (!transform.any_op) -> !transform.any_op");
+  return handle;
+}
+
+std::string ScriptWriter::tileUsingFor(const std::string &target,
+                                       llvm::ArrayRef<int64_t> sizes,
+                                       llvm::SmallVectorImpl<std::string> &loops) {
+  std::string tiled = fresh("op");
+  std::string results = tiled, types = "!transform.any_op";
+  for (int64_t size : sizes) {
+    if (size == 0)
+      continue;
+    loops.push_back(fresh("loop"));
+    results += ", " + loops.back();
+    types += ", !transform.op<\"scf.for\">";
+  }
+  line(results + " = transform.structured.tile_using_for " + target +
+       " tile_sizes " + list(sizes) + " : (!transform.any_op) -> (" + types +
+       ")");
+  return tiled;
+}
+
+std::string ScriptWriter::tileUsingForall(const std::string &target,
+                                          llvm::ArrayRef<int64_t> sizes,
+                                          std::string &forall) {
+  std::string tiled = fresh("op");
+  forall = fresh("forall");
+  line(tiled + ", " + forall + " = transform.structured.tile_using_forall " +
+       target + " tile_sizes " + list(sizes) +
+       " : (!transform.any_op) -> (!transform.any_op, !transform.any_op)");
+  return tiled;
+}
+
+void ScriptWriter::fuseInto(std::string &producer, std::string &container) {
+  std::string fused = fresh("op"), newContainer = fresh("forall");
+  line(fused + ", " + newContainer +
+       " = transform.structured.fuse_into_containing_op " + producer +
+       " into " + container +
+       " : (!transform.any_op, !transform.any_op) -> (!transform.any_op, "
+       "!transform.any_op)");
+  producer = fused;
+  container = newContainer;
+}
+
+void ScriptWriter::peel(const std::string &loop) {
+  line(fresh("main") + ", " + fresh("rest") + " = transform.loop.peel " + loop +
+       " : (!transform.op<\"scf.for\">) -> (!transform.any_op, "
+       "!transform.any_op)");
+}
+
 void ScriptWriter::vectorizeFunction(llvm::ArrayRef<std::string> patterns) {
   std::string func = fresh("func"), vectorized = fresh("func");
   line(func + " = transform.structured.match ops{[\"func.func\"]} in %root : "

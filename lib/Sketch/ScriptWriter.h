@@ -10,6 +10,8 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <string>
 
 namespace ke {
@@ -24,6 +26,24 @@ public:
   void line(const std::string &text);
   /// A comment line in the script, to make stored scripts readable.
   void comment(const std::string &text);
+  /// Matches the ops called `opName` (any op when empty) that carry the unit
+  /// attribute `attribute` (when not empty); returns the handle.
+  std::string match(llvm::StringRef opName, llvm::StringRef attribute = "");
+  /// tile_using_for of `target` by `sizes`: returns the tiled op's handle and
+  /// appends one scf.for handle per non-zero size to `loops`.
+  std::string tileUsingFor(const std::string &target,
+                           llvm::ArrayRef<int64_t> sizes,
+                           llvm::SmallVectorImpl<std::string> &loops);
+  /// tile_using_forall of `target` by `sizes`: returns the tiled op's handle
+  /// and sets `forall` to the loop's.
+  std::string tileUsingForall(const std::string &target,
+                              llvm::ArrayRef<int64_t> sizes,
+                              std::string &forall);
+  /// fuse_into_containing_op: `producer` and `container` become the handles
+  /// of the fused op and of the new containing loop.
+  void fuseInto(std::string &producer, std::string &container);
+  /// transform.loop.peel of an scf.for handle (the main part and the rest).
+  void peel(const std::string &loop);
   /// Vectorizes the payload function (static shapes only), then applies
   /// `patterns` (each the part after "transform.apply_patterns."), then CSE.
   void vectorizeFunction(llvm::ArrayRef<std::string> patterns);
