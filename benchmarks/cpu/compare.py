@@ -2,9 +2,12 @@
 """ke against OpenBLAS and oneDNN on this CPU, as ratios measured in one run.
 
 For each problem: `ke-opt tune` (random search, --trials N) on the suite's
-full shape, then the vendor baseline on the same shape with as many threads
-as ke may use (the host's cores). Prints a Markdown table; with --results,
-replaces the table between the markers in docs/results.md.
+full shape; then, ROUNDS times in alternation, `ke-opt bench` of the best
+recorded schedule (rebuilt, checked and timed again) and the vendor baseline
+on the same shape with as many threads as ke may use (the host's cores). The
+medians over the rounds give the ratio: alternating keeps the slow drifts of
+a shared machine from favouring either side. Prints a Markdown table; with
+--results, replaces the table between the markers in docs/results.md.
 
     python3 benchmarks/cpu/compare.py --trials 200 --results docs/results.md
 """
@@ -14,6 +17,7 @@ import json
 import os
 import platform
 import re
+import statistics
 import subprocess
 import sys
 
@@ -43,6 +47,7 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trials", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--results", help="docs/results.md to update")
     args = parser.parse_args()
 
@@ -59,13 +64,26 @@ def main():
                                   "--trials", str(args.trials), "--seed", str(args.seed),
                                   "--records", records, "--no-progress"]))
         anchor = next(w for w in summary["workloads"] if w["op"] == op)
-        base = json.loads(run([BASELINES] + baseline + [str(threads)], env=env))
+        ke_times, untuned_times, base_times = [], [], []
+        for _ in range(args.rounds):
+            bench = json.loads(run([KE_OPT, "bench", os.path.join(SUITE, name + ".mlir"),
+                                    "--records", records, "--min-seconds", "0.5"]))
+            row = next(w for w in bench["workloads"] if w["op"] == op)
+            if row["tuned"]["status"] != "none" or row["untuned"]["status"] != "none":
+                sys.exit(f"bench of {name} failed: {json.dumps(row)}")
+            ke_times.append(row["tuned"]["seconds"])
+            untuned_times.append(row["untuned"]["seconds"])
+            base = json.loads(run([BASELINES] + baseline + [str(threads)], env=env))
+            base_times.append(base["seconds"])
         rows.append({
             "problem": name, "flops": anchor["flops"],
-            "ke_seconds": anchor["best_seconds"],
-            "ke_untuned_seconds": anchor["untuned_seconds"],
+            "ke_seconds": statistics.median(ke_times),
+            "ke_spread": (min(ke_times), max(ke_times)),
+            "ke_untuned_seconds": statistics.median(untuned_times),
             "valid": anchor["valid"], "trials": anchor["trials"],
-            "baseline": base["baseline"], "baseline_seconds": base["seconds"],
+            "baseline": base["baseline"],
+            "baseline_seconds": statistics.median(base_times),
+            "baseline_spread": (min(base_times), max(base_times)),
         })
 
     date = datetime.date.today().isoformat()
@@ -73,19 +91,23 @@ def main():
         f"Machine: {target['chip']} ({platform.machine()}), {threads} cores used by "
         f"both sides, {target['vector_bits']}-bit vectors; {date}.",
         f"Command: `python3 benchmarks/cpu/compare.py --trials {args.trials} "
-        f"--seed {args.seed}`",
+        f"--seed {args.seed} --rounds {args.rounds}`",
+        f"Medians of {args.rounds} alternating rounds; the range over the rounds in brackets.",
         "",
-        "| problem | GFLOP | ke best (random search) | ke untuned | baseline | baseline | ke / baseline |",
+        "| problem | GFLOP | ke best of N random schedules | ke untuned | baseline | baseline | ke / baseline |",
         "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         gf = r["flops"] / 1e9
         ke = gf / r["ke_seconds"]
-        untuned = gf / r["ke_untuned_seconds"] if r["ke_untuned_seconds"] else float("nan")
+        ke_lo, ke_hi = gf / r["ke_spread"][1], gf / r["ke_spread"][0]
+        untuned = gf / r["ke_untuned_seconds"]
         b = gf / r["baseline_seconds"]
+        b_lo, b_hi = gf / r["baseline_spread"][1], gf / r["baseline_spread"][0]
         lines.append(
-            f"| {r['problem']} | {gf:.2f} | {ke:.1f} GFLOP/s ({r['valid']}/{r['trials']} valid) "
-            f"| {untuned:.1f} GFLOP/s | {r['baseline']} | {b:.1f} GFLOP/s | {ke / b:.2f} |")
+            f"| {r['problem']} | {gf:.2f} | {ke:.1f} GFLOP/s [{ke_lo:.0f}-{ke_hi:.0f}] "
+            f"(N={r['trials']}, {r['valid']} valid) | {untuned:.1f} GFLOP/s | {r['baseline']} "
+            f"| {b:.1f} GFLOP/s [{b_lo:.0f}-{b_hi:.0f}] | {ke / b:.2f} |")
     table = "\n".join(lines)
     print(table)
     if args.results:
