@@ -154,21 +154,21 @@ CpuEvaluator::create(Operation *anchor, const TargetDescription &target,
   }
   evaluator->working = evaluator->inputSets[0];
 
+  // The reference runs plain loops, at a fraction of a GFLOP/s: big problems
+  // (8205x5921x2949 matmul: 286 GFLOP) get a limit that fits their work.
+  evaluator->referenceTimeoutSeconds = options.timeoutSeconds;
+  if (std::optional<uint64_t> flops = countFlops(anchor))
+    evaluator->referenceTimeoutSeconds =
+        std::max(options.timeoutSeconds, 4.0 * double(*flops) / 0.25e9);
+
   // The reference: run unscheduled in a child, outputs back through a file.
   llvm::SmallString<128> path;
   if (std::error_code ec =
           llvm::sys::fs::createTemporaryFile("ke-reference", "bin", path))
     return anchor->emitError("cannot create a temporary file: ")
            << ec.message();
-  // The reference runs plain loops, at a fraction of a GFLOP/s: big problems
-  // (8205x5921x2949 matmul: 286 GFLOP) get a limit that fits its work.
-  double savedTimeout = evaluator->options.timeoutSeconds;
-  if (std::optional<uint64_t> flops = countFlops(anchor))
-    evaluator->options.timeoutSeconds =
-        std::max(savedTimeout, 4.0 * double(*flops) / 0.25e9);
-  CandidateRecord record = evaluator->runCandidate(nullptr, path, std::nullopt);
-  evaluator->options.timeoutSeconds = savedTimeout;
   auto removeFile = llvm::make_scope_exit([&] { llvm::sys::fs::remove(path); });
+  CandidateRecord record = evaluator->runCandidate(nullptr, path, std::nullopt);
   if (!record.isValid())
     return anchor->emitError("the reference (unscheduled) kernel failed: ")
            << stringifyErrorClass(record.error) << ": " << record.message;
@@ -294,7 +294,7 @@ CandidateRecord CpuEvaluator::runCandidate(const Schedule *schedule,
         writeReport(report, ErrorClass::None, "", &*measurement, worst);
         return 0;
       },
-      options.timeoutSeconds);
+      schedule ? options.timeoutSeconds : referenceTimeoutSeconds);
 
   CandidateRecord record;
   if (schedule)

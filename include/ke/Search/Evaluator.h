@@ -98,6 +98,8 @@ private:
 
   const TargetDescription *target = nullptr;
   EvaluatorOptions options;
+  /// The reference's time limit, scaled to its work (see create()).
+  double referenceTimeoutSeconds = 60;
   KernelModule kernel;
   /// Pristine input sets; working holds what the kernel runs on.
   std::vector<std::vector<HostBuffer>> inputSets;
