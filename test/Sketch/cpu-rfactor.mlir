@@ -23,3 +23,20 @@ func.func @global_sum(%x: tensor<4096xf32>, %o: tensor<f32>) -> tensor<f32> {
     }
   return %r : tensor<f32>
 }
+
+// The script, through --sketch (a reduction matches cpu.tile first).
+// RUN: ke-opt sketches %s --target cpu:a64fx --sketch cpu.rfactor | FileCheck %s --check-prefix=SCRIPT
+// RUN: ke-opt sketches %s --target cpu:a64fx --sketch cpu.rfactor --knobs split.d0=8,kvec.d0=32 | FileCheck %s --check-prefix=KNOBS
+// SCRIPT: // sketch cpu.rfactor
+// SCRIPT-NEXT: // knob threads: 1 2 4 8 16 32 [48]
+// SCRIPT-NEXT: // knob split.d0: 2 4 8 16 32 [64] 128 256
+// SCRIPT-NEXT: // knob kvec.d0: 1 2 4 8 [16] 32 64
+// SCRIPT: %[[OP:.*]] = transform.structured.match ops{["linalg.reduce"]} attributes {ke.anchor}
+// SCRIPT: %{{.*}}, %[[PARTIAL:.*]], %{{.*}}, %{{.*}} = transform.structured.tile_reduction_using_forall %[[OP]] by num_threads = [64]
+// SCRIPT: transform.structured.tile_using_for %[[PARTIAL]] tile_sizes [16]
+// SCRIPT-NOT: transform.loop.peel
+// SCRIPT: lower_multi_reduction lowering_strategy = "innerreduction"
+// 4096 / 8 = 512 elements per partial reduction, 16 pieces of 32: no peel.
+// KNOBS: tile_reduction_using_forall %{{.*}} by num_threads = [8]
+// KNOBS: tile_using_for %{{.*}} tile_sizes [32]
+// KNOBS-NOT: transform.loop.peel

@@ -1,8 +1,9 @@
 //===- SketchesCommand.cpp - ke-opt sketches ------------------------------===//
 //
-// Shows what the tuner would search: per workload, the sketch rule, its knobs
-// with their candidates (the default in brackets) and the transform script
-// for the default knob values, or for the values given with --knobs.
+// Shows what the tuner would search: per workload, every sketch rule that
+// matches (or the one --sketch names), its knobs with their candidates (the
+// default in brackets) and the transform script for the default knob values,
+// or for the values given with --knobs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +23,10 @@ namespace cl = llvm::cl;
 static cl::opt<bool> printKernels(
     "print-kernels",
     cl::desc("Also print each workload's kernel module (the payload)"),
+    cl::sub(getSketchesCommand()));
+static cl::opt<std::string> sketchName(
+    "sketch", cl::desc("Only this sketch rule (default: every rule that "
+                       "matches, the untuned default's first)"),
     cl::sub(getSketchesCommand()));
 static cl::opt<std::string> knobValues(
     "knobs",
@@ -78,29 +83,34 @@ int ke::runSketchesCommand() {
     Operation *anchor = findKernelAnchor(*kernel->module);
     if (printKernels)
       llvm::outs() << *kernel->module << "\n";
-    FailureOr<Schedule> schedule = getDefaultSchedule(anchor, *target);
-    if (failed(schedule)) {
+    SmallVector<Schedule> sketches = getCandidateSketches(anchor, *target);
+    llvm::erase_if(sketches, [](const Schedule &s) {
+      return !sketchName.empty() && s.rule->getName() != sketchName;
+    });
+    if (sketches.empty()) {
       llvm::outs() << "// no sketch rule applies\n";
       continue;
     }
-    if (!knobValues.empty() &&
-        failed(applyKnobValues(*schedule, knobValues))) {
-      failedAny = true;
-      continue;
+    for (Schedule &schedule : sketches) {
+      if (!knobValues.empty() &&
+          failed(applyKnobValues(schedule, knobValues))) {
+        failedAny = true;
+        continue;
+      }
+      llvm::outs() << "// sketch " << schedule.rule->getName() << "\n";
+      for (const Knob &knob : schedule.space.knobs) {
+        llvm::outs() << "// knob " << knob.name << ":";
+        for (auto [index, choice] : llvm::enumerate(knob.choices))
+          llvm::outs() << (index == knob.defaultIndex ? " [" : " ") << choice
+                       << (index == knob.defaultIndex ? "]" : "");
+        llvm::outs() << "\n";
+      }
+      std::string reason;
+      if (failed(schedule.rule->checkLimits(anchor, *target,
+                                            schedule.getAssignment(), reason)))
+        llvm::outs() << "// outside the target's limits: " << reason << "\n";
+      llvm::outs() << schedule.getScript(anchor, *target);
     }
-    llvm::outs() << "// sketch " << schedule->rule->getName() << "\n";
-    for (const Knob &knob : schedule->space.knobs) {
-      llvm::outs() << "// knob " << knob.name << ":";
-      for (auto [index, choice] : llvm::enumerate(knob.choices))
-        llvm::outs() << (index == knob.defaultIndex ? " [" : " ") << choice
-                     << (index == knob.defaultIndex ? "]" : "");
-      llvm::outs() << "\n";
-    }
-    std::string reason;
-    if (failed(schedule->rule->checkLimits(anchor, *target,
-                                           schedule->getAssignment(), reason)))
-      llvm::outs() << "// outside the target's limits: " << reason << "\n";
-    llvm::outs() << schedule->getScript(anchor, *target);
   }
   return failedAny ? 1 : 0;
 }
