@@ -6,8 +6,12 @@
 //   R  tile_using_for on the innermost reduction loop   knob  kblock.dN (cache)
 //   S  tile_using_for on all parallel loops             knobs reg.dN (registers)
 //   R  tile_using_for on all reduction loops            knob  kvec.dN
-//   2-D convolutions and pooling are decomposed to 1-D (the register level
-//   tiles the first output-image and window loops to 1), the register and
+//   The fills of the anchor's inits and its elementwise consumer (the
+//   kernel's group, ke/Workload/Kernel.h) are fused into the outer tiles:
+//   the consumer is tiled and the anchor and fills are computed per tile.
+//   2-D channels-last convolutions and pooling are decomposed to 1-D (the
+//   register level tiles the first output-image and window loops to 1), the
+//   register and
 //   inner loops are peeled where tiles are partial, so the main part of every
 //   loop has static shapes, and the function is vectorized: contractions
 //   become outer products, reductions inner reductions. The parallel loops
