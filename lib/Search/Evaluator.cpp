@@ -5,6 +5,7 @@
 #include "ke/Codegen/CpuPipeline.h"
 #include "ke/Runtime/ChildProcess.h"
 #include "ke/Runtime/CpuExecutable.h"
+#include "ke/Support/CrashSafety.h"
 #include "ke/Workload/Workload.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -196,9 +197,20 @@ CandidateRecord CpuEvaluator::runCandidate(const Schedule *schedule,
                                            llvm::StringRef referenceFile,
                                            std::optional<double> bestSeconds) {
   MLIRContext *context = kernel.module->getContext();
-  std::string script = schedule
-                           ? schedule->getScript(getKernelAnchor(), *target)
-                           : kReferenceScript.str();
+  std::string script = kReferenceScript.str();
+  // A bug in a sketch rule must not end a tuning session either: script
+  // emission runs under crash recovery, and a crash there is an
+  // invalid-schedule record.
+  if (schedule && !runCrashSafely([&] {
+        script = schedule->getScript(getKernelAnchor(), *target);
+      })) {
+    CandidateRecord record;
+    record.schedule = *schedule;
+    record.error = ErrorClass::InvalidSchedule;
+    record.message = "the sketch rule crashed while writing the script (a "
+                     "bug in ke)";
+    return record;
+  }
   unsigned threads =
       schedule ? unsigned(schedule->getAssignment().get("threads", 0)) : 0;
 

@@ -167,11 +167,12 @@ KernelNeighbours findNeighbours(Operation *anchor) {
 }
 
 /// The anchor loop that the innermost dimension of its first result
-/// iterates over.
-unsigned innermostOutputLoop(linalg::LinalgOp op) {
+/// iterates over; std::nullopt for 0-d results.
+std::optional<unsigned> innermostOutputLoop(linalg::LinalgOp op) {
   AffineMap map = op.getIndexingMapMatchingResult(op->getResult(0));
-  return map.getNumResults() ? map.getDimPosition(map.getNumResults() - 1)
-                             : op.getNumLoops() - 1;
+  if (map.getNumResults() == 0)
+    return std::nullopt;
+  return map.getDimPosition(map.getNumResults() - 1);
 }
 
 /// Outer tile sizes of the anchor's loops as tile sizes of the consumer,
@@ -379,7 +380,8 @@ public:
       w.peel(loop);
     // Fused (or unfused) neighbours get vector-sized tiles too, so that no
     // op reaches the vectorizer with a whole tensor.
-    int64_t innerTile = std::max<int64_t>(1, reg[innermostOutputLoop(op)]);
+    std::optional<unsigned> innerLoop = innermostOutputLoop(op);
+    int64_t innerTile = innerLoop ? std::max<int64_t>(1, reg[*innerLoop]) : 1;
     if (neighbours.consumer)
       tileNeighbour(w, consumer, neighbours.consumer, innerTile);
     if (neighbours.hasProducers)

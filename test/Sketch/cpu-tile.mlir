@@ -68,3 +68,14 @@ func.func @row_sum(%x: tensor<32x96xf32>, %o: tensor<32xf32>) -> tensor<32xf32> 
     }
   return %r : tensor<32xf32>
 }
+
+// A 0-d op (the fill of a global sum's accumulator) has no loops to tile.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.fill
+// CHECK: // sketch cpu.tile
+// CHECK-NOT: tile_using
+// CHECK: vectorize_children_and_apply_patterns
+func.func @scalar_fill(%o: tensor<f32>) -> tensor<f32> {
+  %z = arith.constant 0.0 : f32
+  %r = linalg.fill ins(%z : f32) outs(%o : tensor<f32>) -> tensor<f32>
+  return %r : tensor<f32>
+}
