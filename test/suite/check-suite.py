@@ -23,6 +23,8 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--min-valid", type=float, default=0.9)
     parser.add_argument("--json", help="write per-problem counts here")
+    parser.add_argument("--results", help="docs/results.md: replace the "
+                        "suite-validity block with this run's table")
     args = parser.parse_args()
 
     problems = []
@@ -73,7 +75,42 @@ def main():
                        "valid": valid, "total": total, "problems": problems}, f, indent=1)
     for failure in failures:
         print("FAIL:", failure)
+    if args.results:
+        write_results(args, problems, valid, total, failures)
     return 1 if failures else 0
+
+
+def write_results(args, problems, valid, total, failures):
+    import datetime
+    import platform
+    import re
+    errors = {}
+    for p in problems:
+        for kind, n in p["errors"].items():
+            errors[kind] = errors.get(kind, 0) + n
+    lines = [
+        f"Machine: {platform.machine()} ({platform.processor() or 'cpu'}), "
+        f"{datetime.date.today().isoformat()}.",
+        f"Command: `python3 test/suite/check-suite.py build/tools/ke-opt/ke-opt "
+        f"benchmarks/suite/small/*.mlir --trials {args.trials} --seed {args.seed}`",
+        "",
+        f"{len(problems)} problems, {valid}/{total} candidates valid "
+        f"({100 * valid / max(total, 1):.1f}%); errors: "
+        + (", ".join(f"{k} {v}" for k, v in errors.items() if v) or "none")
+        + (f"; {len(failures)} check failures" if failures else "; every check passed")
+        + ".",
+        "",
+        "| problem | valid / candidates |",
+        "|---|---|",
+    ]
+    for p in problems:
+        lines.append(f"| {p['problem']} | {p['valid']}/{p['trials']} |")
+    text = open(args.results).read()
+    begin, end = "<!-- suite-validity:begin -->", "<!-- suite-validity:end -->"
+    block = begin + "\n" + "\n".join(lines) + "\n" + end
+    text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: block,
+                  text, flags=re.S)
+    open(args.results, "w").write(text)
 
 
 if __name__ == "__main__":
