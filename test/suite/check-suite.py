@@ -88,8 +88,10 @@ def write_results(args, problems, valid, total, failures):
     for p in problems:
         for kind, n in p["errors"].items():
             errors[kind] = errors.get(kind, 0) + n
+    target = json.loads(subprocess.run([args.ke_opt, "target", "cpu"],
+                                       capture_output=True, text=True).stdout)
     lines = [
-        f"Machine: {platform.machine()} ({platform.processor() or 'cpu'}), "
+        f"Machine: {target['chip']} ({platform.machine()}), {target['cores']} cores, "
         f"{datetime.date.today().isoformat()}.",
         f"Command: `python3 test/suite/check-suite.py build/tools/ke-opt/ke-opt "
         f"benchmarks/suite/small/*.mlir --trials {args.trials} --seed {args.seed}`",
