@@ -85,10 +85,8 @@ int ke::runBenchCommand() {
                                 "--target=cpu\n";
     return 1;
   }
-  if (inputFiles.empty()) {
-    subcommandError("bench") << "no input files\n";
+  if (!requireInputFiles("bench"))
     return 1;
-  }
   bool ok = true;
   std::map<std::string, llvm::json::Value> tuned;
   if (!benchRecords.empty())

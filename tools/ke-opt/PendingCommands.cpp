@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Subcommands.h"
+#include "ToolSupport.h"
 
 #include "ke/Target/Target.h"
 
@@ -26,10 +27,8 @@ static cl::list<std::string> dbArgs(cl::Positional, cl::ZeroOrMore,
 /// implemented. Returns the exit code.
 static int reportPending(llvm::StringRef name, llvm::StringRef issue) {
   if (name != "db") {
-    if (ke::inputFiles.empty()) {
-      ke::subcommandError(name) << "no input files\n";
+    if (!ke::requireInputFiles(name))
       return 1;
-    }
     for (const std::string &file : ke::inputFiles)
       if (file != "-" && !llvm::sys::fs::exists(file)) {
         ke::subcommandError(name)

@@ -63,10 +63,8 @@ int ke::runSketchesCommand() {
   std::optional<TargetDescription> target = parseTargetOption("sketches");
   if (!target)
     return 1;
-  if (inputFiles.empty()) {
-    subcommandError("sketches") << "no input files\n";
+  if (!requireInputFiles("sketches"))
     return 1;
-  }
   std::unique_ptr<MLIRContext> context = createToolContext();
   LoadedInputs inputs = loadInputs(inputFiles, *context);
   llvm::SourceMgr sourceMgr;

@@ -38,6 +38,13 @@ ke::parseTargetOption(llvm::StringRef command) {
   return *target;
 }
 
+bool ke::requireInputFiles(llvm::StringRef command) {
+  if (!inputFiles.empty())
+    return true;
+  subcommandError(command) << "no input files\n";
+  return false;
+}
+
 std::unique_ptr<MLIRContext> ke::createToolContext() {
   DialectRegistry registry;
   registerKeDialects(registry);

@@ -30,6 +30,9 @@ LoadedInputs loadInputs(llvm::ArrayRef<std::string> files,
 /// Parses the --target option; reports an error for `command` on failure.
 std::optional<TargetDescription> parseTargetOption(llvm::StringRef command);
 
+/// False, with an error for `command`, when no input files were given.
+bool requireInputFiles(llvm::StringRef command);
+
 /// The context subcommands use: ke's dialects, single-threaded (candidate
 /// evaluation forks, which must not happen while other threads hold locks).
 std::unique_ptr<mlir::MLIRContext> createToolContext();

@@ -56,10 +56,8 @@ int ke::runTuneCommand() {
            "arrives with issues #5 and #6)\n";
     return 1;
   }
-  if (inputFiles.empty()) {
-    subcommandError("tune") << "no input files\n";
+  if (!requireInputFiles("tune"))
     return 1;
-  }
   std::unique_ptr<MLIRContext> context = createToolContext();
   LoadedInputs inputs = loadInputs(inputFiles, *context);
   if (inputs.failed)
