@@ -108,6 +108,13 @@ std::optional<unsigned> innerReduction(const LoopNest &nest) {
   return std::nullopt;
 }
 
+/// A type as MLIR prints it ("f32", "bf16", "i8").
+std::string typeName(Type type) {
+  std::string text;
+  llvm::raw_string_ostream(text) << type;
+  return text;
+}
+
 std::string knobName(llvm::StringRef level, unsigned loop) {
   return (level + ".d" + llvm::Twine(loop)).str();
 }
@@ -268,6 +275,10 @@ public:
       knob.defaultIndex = indexOf(knob.choices, preferred);
       space.knobs.push_back(knob);
     }
+    // Contractions may pad partial tiles (with zeros, neutral for their
+    // multiply-add) instead of peeling them: one vector kernel for all tiles.
+    if (nest.isContraction)
+      space.knobs.push_back(Knob{"pad", {0, 1}, 0});
     return space;
   }
 
@@ -375,9 +386,38 @@ public:
                            "(!transform.any_op) -> !transform.any_op",
                            decomposed, current));
     }
-    // Innermost loops first, so that each peel clones already peeled loops.
-    for (const std::string &loop : llvm::reverse(peel))
-      w.peel(loop);
+    bool pad = knobs.get("pad", 0) != 0 && !peel.empty();
+    if (pad) {
+      // Partial tiles padded with zeros to the full register and inner
+      // tiles; the vectorizer turns the pads into masked reads.
+      SmallVector<int64_t> multiples;
+      for (unsigned loop = 0; loop < numLoops; ++loop)
+        multiples.push_back(std::max<int64_t>(1, reg[loop] ? reg[loop]
+                                                            : inner[loop]));
+      SmallVector<std::string> zeros;
+      for (Value operand : op->getOperands()) {
+        Type type = getElementTypeOrSelf(operand.getType());
+        zeros.push_back(isa<FloatType>(type) ? "0.0 : " + typeName(type)
+                                             : "0 : " + typeName(type));
+      }
+      SmallVector<int64_t> dims;
+      for (unsigned loop = 0; loop < numLoops; ++loop)
+        dims.push_back(loop);
+      w.comment("pad partial tiles instead of peeling them");
+      w.line(llvm::formatv(
+          "{0}, {1}, {2} = transform.structured.pad {3} pad_to_multiple_of "
+          "{4} {{padding_values = [{5}], padding_dimensions = {6}} : "
+          "(!transform.any_op) -> (!transform.any_op, !transform.any_op, "
+          "!transform.any_op)",
+          w.fresh("op"), w.fresh("pad"), w.fresh("copy"), current,
+          ScriptWriter::list(multiples), llvm::join(zeros, ", "),
+          ScriptWriter::list(dims)));
+    } else {
+      // Innermost loops first, so that each peel clones already peeled
+      // loops.
+      for (const std::string &loop : llvm::reverse(peel))
+        w.peel(loop);
+    }
     // Fused (or unfused) neighbours get vector-sized tiles too, so that no
     // op reaches the vectorizer with a whole tensor.
     std::optional<unsigned> innerLoop = innermostOutputLoop(op);
@@ -391,7 +431,8 @@ public:
         {"vector.lower_contraction lowering_strategy = \"outerproduct\"",
          "vector.lower_multi_reduction lowering_strategy = \"innerreduction\"",
          "vector.transfer_permutation_patterns", "vector.lower_outerproduct",
-         "canonicalization"});
+         "canonicalization"},
+        /*vectorizePadding=*/pad);
     return w.finish();
   }
 };

@@ -80,13 +80,15 @@ void ScriptWriter::peel(const std::string &loop) {
        "!transform.any_op)");
 }
 
-void ScriptWriter::vectorizeFunction(llvm::ArrayRef<std::string> patterns) {
+void ScriptWriter::vectorizeFunction(llvm::ArrayRef<std::string> patterns,
+                                     bool vectorizePadding) {
   std::string func = fresh("func"), vectorized = fresh("func");
   line(func + " = transform.structured.match ops{[\"func.func\"]} in %root : "
               "(!transform.any_op) -> !transform.any_op");
   line(vectorized + " = transform.structured.vectorize_children_and_apply_"
                     "patterns " +
-       func + " : (!transform.any_op) -> !transform.any_op");
+       func + (vectorizePadding ? " {vectorize_padding}" : "") +
+       " : (!transform.any_op) -> !transform.any_op");
   line("transform.apply_patterns to " + vectorized + " {");
   for (const std::string &pattern : patterns)
     line("  transform.apply_patterns." + pattern);

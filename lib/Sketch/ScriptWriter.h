@@ -46,7 +46,8 @@ public:
   void peel(const std::string &loop);
   /// Vectorizes the payload function (static shapes only), then applies
   /// `patterns` (each the part after "transform.apply_patterns."), then CSE.
-  void vectorizeFunction(llvm::ArrayRef<std::string> patterns);
+  void vectorizeFunction(llvm::ArrayRef<std::string> patterns,
+                         bool vectorizePadding = false);
   /// The complete module.
   std::string finish();
 

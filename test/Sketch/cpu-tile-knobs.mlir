@@ -28,3 +28,13 @@ func.func @matmul(%a: tensor<100x200xf32>, %b: tensor<200x64xf32>, %c: tensor<10
   %r = linalg.matmul ins(%a, %b : tensor<100x200xf32>, tensor<200x64xf32>) outs(%c : tensor<100x64xf32>) -> tensor<100x64xf32>
   return %r : tensor<100x64xf32>
 }
+
+// pad=1: the partial tiles of a contraction are padded with zeros to the
+// register and inner tiles instead of being peeled; the vectorizer turns the
+// pads into masked reads.
+// RUN: ke-opt sketches %s --target cpu:a64fx --knobs threads=48,forall.d0=16,forall.d1=32,kblock.d2=64,reg.d0=8,reg.d1=16,kvec.d2=4,pad=1 | FileCheck %s --check-prefix=PAD
+// PAD: // knob pad: [0] 1
+// PAD-NOT: transform.loop.peel
+// PAD: transform.structured.pad %{{.*}} pad_to_multiple_of [8, 16, 4] {padding_values = [0.0 : f32, 0.0 : f32, 0.0 : f32], padding_dimensions = [0, 1, 2]}
+// PAD-NOT: transform.loop.peel
+// PAD: vectorize_children_and_apply_patterns %{{.*}} {vectorize_padding}
