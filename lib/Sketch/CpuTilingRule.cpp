@@ -279,6 +279,10 @@ public:
     // multiply-add) instead of peeling them: one vector kernel for all tiles.
     if (nest.isContraction)
       space.knobs.push_back(Knob{"pad", {0, 1}, 0});
+    // Unrolling the loop over inner reduction tiles puts several of them in
+    // one iteration (more independent vector work between branches).
+    if (kLoop)
+      space.knobs.push_back(Knob{"unroll", {1, 2, 4}, 0});
     return space;
   }
 
@@ -360,24 +364,28 @@ public:
     SmallVector<std::string> peel;
     auto tileFor = [&](llvm::StringRef what, ArrayRef<int64_t> sizes,
                        ArrayRef<int64_t> enclosing) {
+      SmallVector<std::string> handles(numLoops);
       if (llvm::all_of(sizes, [](int64_t size) { return size == 0; }))
-        return;
+        return handles;
       w.comment(what.str());
       SmallVector<std::string> loops;
       current = w.tileUsingFor(current, sizes, loops);
       auto handle = loops.begin();
-      for (unsigned loop = 0; loop < numLoops; ++loop)
-        if (sizes[loop] != 0 &&
-            needsPeeling(nest.ranges[loop], enclosing[loop], sizes[loop]))
-          peel.push_back(*handle++);
-        else if (sizes[loop] != 0)
-          ++handle;
+      for (unsigned loop = 0; loop < numLoops; ++loop) {
+        if (sizes[loop] == 0)
+          continue;
+        handles[loop] = *handle++;
+        if (needsPeeling(nest.ranges[loop], enclosing[loop], sizes[loop]))
+          peel.push_back(handles[loop]);
+      }
+      return handles;
     };
     tileFor("R: reduction blocks that stay in cache", block,
             SmallVector<int64_t>(numLoops, 0));
     tileFor("S: register tiles", reg, outer);
-    tileFor("R: inner reduction tile, unrolled into the vector code", inner,
-            block);
+    SmallVector<std::string> innerLoops = tileFor(
+        "R: inner reduction tile, unrolled into the vector code", inner,
+        block);
 
     if (nest.decompose) {
       std::string decomposed = w.fresh("op");
@@ -415,8 +423,23 @@ public:
     } else {
       // Innermost loops first, so that each peel clones already peeled
       // loops.
-      for (const std::string &loop : llvm::reverse(peel))
-        w.peel(loop);
+      for (const std::string &loop : llvm::reverse(peel)) {
+        std::string main = w.peel(loop);
+        for (std::string &handle : innerLoops)
+          if (handle == loop)
+            handle = main;
+      }
+    }
+    std::optional<unsigned> kLoop = innerReduction(nest);
+    int64_t unroll = knobs.get("unroll", 1);
+    if (kLoop && unroll > 1 && !innerLoops[*kLoop].empty()) {
+      const std::string &loop = innerLoops[*kLoop];
+      bool peeled = llvm::StringRef(loop).starts_with("%main");
+      w.comment("unroll the loop over inner reduction tiles");
+      w.line(llvm::formatv("transform.loop.unroll {0} {{factor = {1}} : {2}",
+                           loop, unroll,
+                           peeled ? "!transform.any_op"
+                                  : "!transform.op<\"scf.for\">"));
     }
     // Fused (or unfused) neighbours get vector-sized tiles too, so that no
     // op reaches the vectorizer with a whole tensor.

@@ -74,10 +74,12 @@ void ScriptWriter::fuseInto(std::string &producer, std::string &container) {
   container = newContainer;
 }
 
-void ScriptWriter::peel(const std::string &loop) {
-  line(fresh("main") + ", " + fresh("rest") + " = transform.loop.peel " + loop +
+std::string ScriptWriter::peel(const std::string &loop) {
+  std::string main = fresh("main");
+  line(main + ", " + fresh("rest") + " = transform.loop.peel " + loop +
        " : (!transform.op<\"scf.for\">) -> (!transform.any_op, "
        "!transform.any_op)");
+  return main;
 }
 
 void ScriptWriter::vectorizeFunction(llvm::ArrayRef<std::string> patterns,

@@ -42,8 +42,9 @@ public:
   /// fuse_into_containing_op: `producer` and `container` become the handles
   /// of the fused op and of the new containing loop.
   void fuseInto(std::string &producer, std::string &container);
-  /// transform.loop.peel of an scf.for handle (the main part and the rest).
-  void peel(const std::string &loop);
+  /// transform.loop.peel of an scf.for handle; returns the handle of the
+  /// main part (of type !transform.any_op).
+  std::string peel(const std::string &loop);
   /// Vectorizes the payload function (static shapes only), then applies
   /// `patterns` (each the part after "transform.apply_patterns."), then CSE.
   void vectorizeFunction(llvm::ArrayRef<std::string> patterns,

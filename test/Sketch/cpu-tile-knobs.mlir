@@ -38,3 +38,14 @@ func.func @matmul(%a: tensor<100x200xf32>, %b: tensor<200x64xf32>, %c: tensor<10
 // PAD: transform.structured.pad %{{.*}} pad_to_multiple_of [8, 16, 4] {padding_values = [0.0 : f32, 0.0 : f32, 0.0 : f32], padding_dimensions = [0, 1, 2]}
 // PAD-NOT: transform.loop.peel
 // PAD: vectorize_children_and_apply_patterns %{{.*}} {vectorize_padding}
+
+// unroll: the loop over inner reduction tiles is unrolled; when it was
+// peeled, its main part is.
+// RUN: ke-opt sketches %s --target cpu:a64fx --knobs threads=48,forall.d0=16,forall.d1=32,kblock.d2=64,reg.d0=8,reg.d1=16,kvec.d2=8,unroll=4 | FileCheck %s --check-prefix=UNROLL
+// RUN: ke-opt sketches %s --target cpu:a64fx --knobs threads=48,forall.d0=16,forall.d1=32,kblock.d2=64,reg.d0=8,reg.d1=16,kvec.d2=16,unroll=2 | FileCheck %s --check-prefix=UNROLL-PEELED
+// UNROLL: %{{.*}}, %[[K:loop[0-9]+]] = transform.structured.tile_using_for %{{.*}} tile_sizes [0, 0, 8]
+// UNROLL: transform.loop.unroll %[[K]] {factor = 4} : !transform.op<"scf.for">
+// 64 = 4 x 16 but the last k block has 8 elements: the inner k loop is peeled.
+// UNROLL-PEELED: %{{.*}}, %[[K:loop[0-9]+]] = transform.structured.tile_using_for %{{.*}} tile_sizes [0, 0, 16]
+// UNROLL-PEELED: %[[MAIN:main[0-9]+]], %{{.*}} = transform.loop.peel %[[K]]
+// UNROLL-PEELED: transform.loop.unroll %[[MAIN]] {factor = 2} : !transform.any_op

@@ -16,6 +16,7 @@
 // CHECK-NEXT: // knob reg.d1: 1 2 3 4 6 8 12 [16] 24 32 48 64
 // CHECK-NEXT: // knob kvec.d2: [1] 2 3 4 6 8 12 16
 // CHECK-NEXT: // knob pad: [0] 1
+// CHECK-NEXT: // knob unroll: [1] 2 4
 // CHECK: transform.named_sequence @__transform_main
 // CHECK: transform.structured.match ops{["linalg.matmul"]}
 // CHECK: transform.structured.tile_using_forall %{{.*}} tile_sizes [2, 0, 0]
