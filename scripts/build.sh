@@ -13,4 +13,7 @@ if [[ ! -f "$build/build.ninja" ]]; then
     > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
 fi
 # Two parallel MLIR compiles fit comfortably in memory (0.5-1.5 GB each).
-ninja -C "$build" "$@"
+# Builds started at the same time (several shells on one tree) queue on a
+# lock instead of running two Ninjas in one build directory.
+mkdir -p "$build"
+exec flock "$build/.build.lock" ninja -C "$build" "$@"

@@ -8,7 +8,12 @@
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "ke/Config.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/SHA256.h"
 
 using namespace mlir;
 
@@ -43,6 +48,18 @@ std::string ke::getCpuLoweringPipeline(const CpuLoweringOptions &options) {
          "convert-arith-to-llvm,convert-index-to-llvm,convert-openmp-to-llvm,"
          "convert-func-to-llvm,convert-cf-to-llvm,convert-ub-to-llvm,"
          "reconcile-unrealized-casts";
+}
+
+std::string ke::getCpuPipelineHash() {
+  // The thread count only changes an attribute, not the code's structure.
+  CpuLoweringOptions options;
+  options.numThreads = 1;
+  std::string text = getCpuLoweringPipeline(options) + "|" KE_VERSION
+                     "|" LLVM_VERSION_STRING;
+  std::array<uint8_t, 32> digest =
+      llvm::SHA256::hash(llvm::arrayRefFromStringRef(text));
+  return llvm::toHex(llvm::ArrayRef<uint8_t>(digest).take_front(8),
+                     /*LowerCase=*/true);
 }
 
 LogicalResult ke::lowerKernelToLLVM(ModuleOp kernel,

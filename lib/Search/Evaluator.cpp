@@ -169,7 +169,9 @@ CpuEvaluator::create(Operation *anchor, const TargetDescription &target,
     return anchor->emitError("cannot create a temporary file: ")
            << ec.message();
   auto removeFile = llvm::make_scope_exit([&] { llvm::sys::fs::remove(path); });
+  // The same run is timed: big references run once, not twice.
   CandidateRecord record = evaluator->runCandidate(nullptr, path, std::nullopt);
+  evaluator->referenceRecord = record;
   if (!record.isValid())
     return anchor->emitError("the reference (unscheduled) kernel failed: ")
            << stringifyErrorClass(record.error) << ": " << record.message;
@@ -284,13 +286,18 @@ CandidateRecord CpuEvaluator::runCandidate(const Schedule *schedule,
             }
           }
         }
-        if (bestSeconds &&
-            checkSeconds > options.earlyStopFactor * *bestSeconds) {
+        // A candidate far slower than the best is not timed further; nor is
+        // one whose single run already exceeds the timing budget (the plain
+        // loop reference of a big problem runs for minutes): the checked run,
+        // which followed its own warm-up of the code, is its time.
+        bool tooSlow = bestSeconds &&
+                       checkSeconds > options.earlyStopFactor * *bestSeconds;
+        if (tooSlow || checkSeconds >= options.measure.maxTotalSeconds) {
           Measurement single;
           single.seconds.push_back(checkSeconds);
           single.median = checkSeconds;
           writeReport(report, ErrorClass::None, "", &single, worst,
-                      /*earlyStop=*/true);
+                      /*earlyStop=*/tooSlow);
           return 0;
         }
         MeasureOptions measureOptions = options.measure;
@@ -343,6 +350,4 @@ CandidateRecord CpuEvaluator::evaluate(const Schedule &schedule,
   return runCandidate(&schedule, "", bestSeconds);
 }
 
-CandidateRecord CpuEvaluator::evaluateReference() {
-  return runCandidate(nullptr, "", std::nullopt);
-}
+CandidateRecord CpuEvaluator::evaluateReference() { return referenceRecord; }

@@ -38,6 +38,10 @@ mlir::LogicalResult lowerKernelToLLVM(mlir::ModuleOp kernel,
 /// The textual pass pipeline lowerKernelToLLVM runs, for docs and debugging.
 std::string getCpuLoweringPipeline(const CpuLoweringOptions &options);
 
+/// 16 hex digits identifying the CPU lowering (pipeline text, ke and LLVM
+/// versions): tuning records made under another hash are stale.
+std::string getCpuPipelineHash();
+
 } // namespace ke
 
 #endif // KE_CODEGEN_CPUPIPELINE_H

@@ -81,7 +81,8 @@ public:
   /// candidate far slower than it stops early (EvaluatorOptions).
   CandidateRecord evaluate(const Schedule &schedule,
                            std::optional<double> bestSeconds = std::nullopt);
-  /// Times the reference (unscheduled) kernel.
+  /// The reference (unscheduled) kernel's record: timed by the same run in
+  /// create() that produced the reference outputs.
   CandidateRecord evaluateReference();
 
 private:
@@ -106,6 +107,7 @@ private:
   std::vector<HostBuffer> working;
   /// The reference's written buffers for input set 0, in argument order.
   std::vector<std::optional<HostBuffer>> reference;
+  CandidateRecord referenceRecord;
 };
 
 } // namespace ke
