@@ -35,7 +35,7 @@ llvm::StringRef ke::stringifyErrorClass(ErrorClass error) {
   return "?";
 }
 
-static std::optional<ErrorClass> parseErrorClass(llvm::StringRef text) {
+std::optional<ErrorClass> ke::parseErrorClass(llvm::StringRef text) {
   for (unsigned i = 0; i < kNumErrorClasses; ++i)
     if (stringifyErrorClass(ErrorClass(i)) == text)
       return ErrorClass(i);

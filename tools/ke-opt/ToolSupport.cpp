@@ -53,3 +53,11 @@ std::unique_ptr<MLIRContext> ke::createToolContext() {
   context->loadAllAvailableDialects();
   return context;
 }
+
+std::string ke::getDatabasePath() {
+  if (!dbOption.empty())
+    return dbOption;
+  if (const char *env = std::getenv("KE_DB"); env && *env)
+    return env;
+  return "ke-tuning.db";
+}

@@ -33,6 +33,10 @@ std::optional<TargetDescription> parseTargetOption(llvm::StringRef command);
 /// False, with an error for `command`, when no input files were given.
 bool requireInputFiles(llvm::StringRef command);
 
+/// The tuning database path: --db, else $KE_DB, else ke-tuning.db in the
+/// working directory.
+std::string getDatabasePath();
+
 /// The context subcommands use: ke's dialects, single-threaded (candidate
 /// evaluation forks, which must not happen while other threads hold locks).
 std::unique_ptr<mlir::MLIRContext> createToolContext();

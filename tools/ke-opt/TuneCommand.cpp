@@ -1,16 +1,19 @@
 //===- TuneCommand.cpp - ke-opt tune --------------------------------------===//
 //
-// Tunes every workload of the inputs on this CPU with random search (issue
-// #4 brings evolutionary exploration, droplet search and the database):
-// live progress on stderr, every candidate optionally to --records as JSON
-// lines, and a JSON summary on stdout.
+// Tunes every workload of the inputs on this CPU (ke/Search/Tuner.h):
+// evolutionary exploration, then droplet search, trials split across
+// workloads by the task scheduler; every candidate goes to the tuning
+// database as it is measured (so a killed run resumes), optionally to
+// --records as JSON lines and to --log as CSV; live progress on stderr and a
+// JSON summary on stdout.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Subcommands.h"
 #include "ToolSupport.h"
 
-#include "ke/Search/RandomSearch.h"
+#include "ke/Database/Database.h"
+#include "ke/Search/Tuner.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/FileSystem.h"
@@ -19,18 +22,36 @@ using namespace mlir;
 using namespace ke;
 namespace cl = llvm::cl;
 
-static cl::opt<unsigned> trials("trials",
-                                cl::desc("Random candidates per workload"),
-                                cl::init(200), cl::sub(getTuneCommand()));
+static cl::opt<unsigned> trials(
+    "trials",
+    cl::desc("Candidates measured per workload on average; the task "
+             "scheduler splits trials x workloads among them, and records "
+             "already in the database count"),
+    cl::init(400), cl::sub(getTuneCommand()));
 static cl::opt<unsigned> explore(
     "explore",
-    cl::desc("Candidates explored before coordinate descent (issue #4; "
-             "random search explores all trials)"),
+    cl::desc("Candidates explored per workload (evolutionary search with "
+             "the cost model) before droplet search refines the best"),
     cl::init(300), cl::sub(getTuneCommand()));
+static cl::opt<SearchStrategy> strategy(
+    "search", cl::desc("Search strategy"),
+    cl::values(clEnumValN(SearchStrategy::ExploreThenDroplet, "droplet",
+                          "evolutionary exploration, then droplet search "
+                          "(default)"),
+               clEnumValN(SearchStrategy::Random, "random",
+                          "uniformly random candidates (a baseline)")),
+    cl::init(SearchStrategy::ExploreThenDroplet), cl::sub(getTuneCommand()));
 static cl::opt<unsigned> jobs("jobs",
-                              cl::desc("Parallel builds (issue #4; builds "
+                              cl::desc("Parallel builds (accepted; builds "
                                        "run one at a time for now)"),
                               cl::init(0), cl::sub(getTuneCommand()));
+static cl::opt<bool> noDb("no-db",
+                          cl::desc("Neither read nor write a tuning "
+                                   "database"),
+                          cl::sub(getTuneCommand()));
+static cl::opt<std::string> logFile(
+    "log", cl::desc("Write the convergence curve (trial, best time) as CSV"),
+    cl::value_desc("file.csv"), cl::sub(getTuneCommand()));
 static cl::opt<std::string> recordsFile(
     "records", cl::desc("Append every candidate to this JSON-lines file"),
     cl::value_desc("file"), cl::sub(getTuneCommand()));
@@ -74,28 +95,57 @@ int ke::runTuneCommand() {
     }
   }
 
+  std::unique_ptr<llvm::raw_fd_ostream> log;
+  if (!logFile.empty()) {
+    std::error_code ec;
+    log = std::make_unique<llvm::raw_fd_ostream>(logFile, ec,
+                                                 llvm::sys::fs::OF_Text);
+    if (ec) {
+      subcommandError("tune") << logFile << ": " << ec.message() << "\n";
+      return 1;
+    }
+  }
+  if (explore > trials)
+    explore = trials.getValue();
+
+  std::unique_ptr<TuningDatabase> database;
+  if (!noDb) {
+    std::string path = getDatabasePath();
+    llvm::Expected<std::unique_ptr<TuningDatabase>> opened =
+        TuningDatabase::open(path);
+    if (!opened) {
+      subcommandError("tune") << llvm::toString(opened.takeError()) << "\n";
+      return 1;
+    }
+    database = std::move(*opened);
+  }
+
   TuneOptions options;
   options.trials = trials;
+  options.explore = explore;
+  options.strategy = strategy;
   options.seed = seedOption;
   options.records = records.get();
+  options.log = log.get();
+  options.database = database.get();
   options.showProgress = !noProgress;
   options.evaluator.timeoutSeconds = timeout;
   options.evaluator.measure.minTotalSeconds = minSeconds;
 
   llvm::json::Array results;
-  unsigned index = 0;
-  for (const Workload &workload : inputs.workloads) {
-    TuningResult result = tuneWithRandomSearch(
-        workload, *target, options, index++, inputs.workloads.size());
-    if (!result.skipped.empty())
-      llvm::errs() << "[ke] skipping " << workload.opName << " ("
-                   << workload.key << "): " << result.skipped << "\n";
+  for (const TuningResult &result :
+       tuneWorkloads(inputs.workloads, *target, options))
     results.push_back(result.toJSON());
-  }
   llvm::json::Object summary{{"target", target->name},
                              {"chip", target->chip},
-                             {"search", "random"},
+                             {"search", strategy == SearchStrategy::Random
+                                            ? "random"
+                                            : "droplet"},
                              {"trials_per_workload", trials.getValue()},
+                             {"explore", explore.getValue()},
+                             {"database", database ? llvm::json::Value(
+                                                         getDatabasePath())
+                                                   : llvm::json::Value(nullptr)},
                              {"seed", seedOption.getValue()},
                              {"workloads", std::move(results)}};
   llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(summary)))

@@ -35,6 +35,8 @@ enum class ErrorClass {
 };
 inline constexpr unsigned kNumErrorClasses = 7;
 llvm::StringRef stringifyErrorClass(ErrorClass error);
+/// The class named `text` (as stringifyErrorClass writes it), if any.
+std::optional<ErrorClass> parseErrorClass(llvm::StringRef text);
 
 /// The outcome of one candidate.
 struct CandidateRecord {

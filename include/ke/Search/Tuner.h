@@ -1,0 +1,88 @@
+//===- Tuner.h - Tuning workloads: explore, then droplet --------*- C++ -*-===//
+//
+// The search loop of DESIGN.md for the workloads of one run: per workload a
+// CpuEvaluator and a SearchTask, earlier records from the database (they
+// count as measured and against the trial budget, so a run resumes), the
+// untuned default, then rounds given out by the TaskScheduler: evolutionary
+// exploration until `explore` candidates are measured, droplet search after.
+// Every candidate goes to the database (one transaction each), the JSONL
+// records file and the CSV log as soon as it is measured.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KE_SEARCH_TUNER_H
+#define KE_SEARCH_TUNER_H
+
+#include "ke/Search/Droplet.h"
+#include "ke/Search/Explorer.h"
+#include "ke/Search/TaskScheduler.h"
+#include "ke/Workload/Workload.h"
+
+#include <array>
+
+namespace ke {
+
+class TuningDatabase;
+
+enum class SearchStrategy {
+  /// Evolutionary exploration, then droplet search (the default).
+  ExploreThenDroplet,
+  /// Uniformly random candidates (the baseline of benchmarks).
+  Random
+};
+
+struct TuneOptions {
+  /// Trials per workload on average; the task scheduler splits
+  /// `trials * workloads` among them. Records of earlier runs count.
+  unsigned trials = 400;
+  /// Candidates explored per workload before droplet search takes over.
+  unsigned explore = 300;
+  SearchStrategy strategy = SearchStrategy::ExploreThenDroplet;
+  uint64_t seed = 0;
+  EvaluatorOptions evaluator;
+  ExplorerOptions explorer;
+  DropletOptions droplet;
+  TaskSchedulerOptions scheduler;
+  /// Every candidate is appended here as one JSON line, when set.
+  llvm::raw_ostream *records = nullptr;
+  /// The convergence curve as CSV, when set (docs/tuning.md).
+  llvm::raw_ostream *log = nullptr;
+  /// Records are read from and written to it, when set.
+  TuningDatabase *database = nullptr;
+  /// Live progress on stderr.
+  bool showProgress = true;
+};
+
+/// What tuning one workload produced.
+struct TuningResult {
+  std::string key;
+  std::string opName;
+  std::optional<uint64_t> flops;
+  unsigned count = 0;
+  /// Why the workload was not tuned (empty when it was).
+  std::string skipped;
+  std::optional<CandidateRecord> reference, untuned, best;
+  /// Measured in this run (trials), of them valid; by phase.
+  unsigned trials = 0, valid = 0, explored = 0, droplet = 0;
+  /// Records of earlier runs taken from the database.
+  unsigned previous = 0;
+  unsigned dropletMoves = 0;
+  std::array<unsigned, kNumErrorClasses> errors{};
+  /// Why the search of this workload ended ("budget", "converged",
+  /// "exhausted").
+  std::string stopped;
+
+  llvm::json::Value toJSON() const;
+};
+
+/// Tunes `workloads` on this CPU.
+std::vector<TuningResult> tuneWorkloads(llvm::ArrayRef<Workload> workloads,
+                                        const TargetDescription &target,
+                                        const TuneOptions &options);
+
+/// The seed of workload `key`'s search: tuning one workload alone or among
+/// others draws the same candidates.
+uint64_t getWorkloadSeed(llvm::StringRef key, uint64_t seed);
+
+} // namespace ke
+
+#endif // KE_SEARCH_TUNER_H

@@ -1,0 +1,349 @@
+//===- Tuner.cpp - Tuning workloads: explore, then droplet ----------------===//
+
+#include "ke/Search/Tuner.h"
+
+#include "TuningOutput.h"
+
+#include "ke/Codegen/CpuPipeline.h"
+#include "ke/Database/Database.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/SHA256.h"
+
+using namespace mlir;
+using namespace ke;
+
+uint64_t ke::getWorkloadSeed(llvm::StringRef key, uint64_t seed) {
+  std::array<uint8_t, 32> digest =
+      llvm::SHA256::hash(llvm::arrayRefFromStringRef(key));
+  uint64_t mixed = seed;
+  for (int i = 0; i < 8; ++i)
+    mixed = mixed * 131 + digest[i];
+  return mixed;
+}
+
+llvm::json::Value TuningResult::toJSON() const {
+  llvm::json::Object o{{"key", key}, {"op", opName}, {"count", count}};
+  if (flops)
+    o["flops"] = *flops;
+  if (!skipped.empty()) {
+    o["skipped"] = skipped;
+    return o;
+  }
+  auto seconds = [](const std::optional<CandidateRecord> &r) {
+    return r && r->isValid() ? llvm::json::Value(r->measurement.median)
+                             : llvm::json::Value(nullptr);
+  };
+  o["reference_seconds"] = seconds(reference);
+  o["untuned_seconds"] = seconds(untuned);
+  o["best_seconds"] = seconds(best);
+  if (best && untuned && untuned->isValid())
+    o["speedup_over_untuned"] =
+        untuned->measurement.median / best->measurement.median;
+  if (best && flops)
+    o["best_gflops"] = *flops / best->measurement.median / 1e9;
+  if (best)
+    o["best_schedule"] = best->schedule->toJSON();
+  o["trials"] = trials;
+  o["valid"] = valid;
+  o["explored"] = explored;
+  o["droplet"] = droplet;
+  o["droplet_moves"] = dropletMoves;
+  o["previous"] = previous;
+  o["stopped"] = stopped;
+  llvm::json::Object counts;
+  for (unsigned i = 1; i < kNumErrorClasses; ++i)
+    counts[stringifyErrorClass(ErrorClass(i))] = errors[i];
+  o["errors"] = std::move(counts);
+  return o;
+}
+
+namespace {
+
+/// One workload being tuned.
+struct WorkloadTuning {
+  const Workload *workload;
+  unsigned index;
+  TuningResult result;
+  std::unique_ptr<CpuEvaluator> evaluator;
+  std::unique_ptr<SearchTask> task;
+  std::unique_ptr<Explorer> explorer;
+  std::unique_ptr<DropletSearch> droplet;
+  /// Trials this workload may still take before exploration ends.
+  unsigned exploreLeft = 0;
+};
+
+/// Writes a candidate to the database, the records file and the log; a
+/// database error is reported once and tuning goes on without it.
+class RecordSink {
+public:
+  RecordSink(const TuneOptions &options, const TargetDescription &target,
+             ProgressLine &progress)
+      : options(options), target(target), progress(progress),
+        log(options.log), database(options.database) {}
+
+  void add(const WorkloadTuning &w, const CandidateRecord &candidate,
+           llvm::StringRef role) {
+    Operation *anchor = w.evaluator->getKernelAnchor();
+    if (options.records) {
+      llvm::json::Value json = candidate.toJSON();
+      json.getAsObject()->insert({"workload", w.workload->key});
+      json.getAsObject()->insert({"role", role});
+      json.getAsObject()->insert({"target", target.name});
+      *options.records << json << '\n';
+      options.records->flush();
+    }
+    if (database) {
+      TuningRecord record =
+          makeTuningRecord(candidate, *w.workload, anchor, target, role);
+      if (llvm::Error error = database->addRecords(record)) {
+        progress.note("database error, records no longer saved: " +
+                      llvm::toString(std::move(error)));
+        database = nullptr;
+      }
+    }
+  }
+  ConvergenceLog &getLog() { return log; }
+
+private:
+  const TuneOptions &options;
+  const TargetDescription &target;
+  ProgressLine &progress;
+  ConvergenceLog log;
+  TuningDatabase *database;
+};
+
+std::unique_ptr<CostModel> createCostModel(uint64_t seed,
+                                           ProgressLine &progress) {
+  static bool warned = false;
+  llvm::Expected<std::unique_ptr<CostModel>> model =
+      createXGBoostCostModel(seed);
+  if (model)
+    return std::move(*model);
+  std::string why = llvm::toString(model.takeError());
+  if (!warned)
+    progress.note("XGBoost is not available (" + why +
+                  "); the explorer ranks candidates with the nearest-"
+                  "neighbour cost model");
+  warned = true;
+  return createNearestNeighbourCostModel();
+}
+
+/// Creates the evaluator and search task of `w`, takes earlier records from
+/// the database and measures the untuned default. False when the workload
+/// cannot be tuned (`result.skipped` says why).
+bool prepare(WorkloadTuning &w, const TargetDescription &target,
+             const TuneOptions &options, unsigned numWorkloads,
+             RecordSink &sink, ProgressLine &progress) {
+  const Workload &workload = *w.workload;
+  std::string reason;
+  ScopedDiagnosticHandler handler(workload.firstOp->getContext(),
+                                  [&](Diagnostic &diag) {
+                                    if (reason.empty())
+                                      reason = diag.str();
+                                    return success();
+                                  });
+  uint64_t seed = getWorkloadSeed(workload.key, options.seed);
+  EvaluatorOptions evaluatorOptions = options.evaluator;
+  evaluatorOptions.seed = seed;
+  // Input sets of many workloads live at once: share a budget.
+  evaluatorOptions.maxInputBytes =
+      std::max<uint64_t>(64ull << 20, evaluatorOptions.maxInputBytes /
+                                          std::max(1u, numWorkloads));
+  progress.note(llvm::formatv("workload {0}/{1} {2}: running the reference",
+                              w.index + 1, numWorkloads, workload.opName)
+                    .str());
+  FailureOr<std::unique_ptr<CpuEvaluator>> created =
+      CpuEvaluator::create(workload.firstOp, target, evaluatorOptions);
+  if (failed(created)) {
+    w.result.skipped = reason.empty() ? "cannot be evaluated" : reason;
+    return false;
+  }
+  w.evaluator = std::move(*created);
+  Operation *anchor = w.evaluator->getKernelAnchor();
+  SmallVector<Schedule> sketches = getCandidateSketches(anchor, target);
+  if (sketches.empty()) {
+    w.result.skipped = "no sketch rule applies";
+    return false;
+  }
+  Schedule untuned = sketches.front();
+  CpuEvaluator *evaluator = w.evaluator.get();
+  w.task = std::make_unique<SearchTask>(
+      anchor, target, std::move(sketches),
+      [evaluator](const Schedule &s, std::optional<double> best) {
+        return evaluator->evaluate(s, best);
+      },
+      seed);
+
+  if (options.database) {
+    llvm::Expected<std::vector<TuningRecord>> previous =
+        options.database->getRecords(workload.key, target.name);
+    if (!previous) {
+      progress.note("cannot read earlier records: " +
+                    llvm::toString(previous.takeError()));
+    } else {
+      std::string hash = getCpuPipelineHash();
+      for (const TuningRecord &record : *previous) {
+        // Stale (another pipeline) or unreadable records are misses.
+        if (record.role != "trial" || record.pipelineHash != hash)
+          continue;
+        auto read = readTuningRecord(record, anchor, target);
+        if (!read) {
+          llvm::consumeError(read.takeError());
+          continue;
+        }
+        w.task->addRecord(read->first, std::move(read->second));
+      }
+    }
+    if (llvm::Error error = options.database->addWorkload(
+            {workload.key, workload.opName,
+             getCanonicalSignature(workload.firstOp)}))
+      progress.note("database error: " + llvm::toString(std::move(error)));
+  }
+  w.result.previous = w.task->getNumPrevious();
+
+  w.result.reference = w.evaluator->evaluateReference();
+  sink.add(w, *w.result.reference, "reference");
+  // The untuned default is measured in every run: it is the baseline of the
+  // speedup, and a search candidate like the others afterwards.
+  CandidateRecord untunedRecord = w.evaluator->evaluate(untuned);
+  sink.add(w, untunedRecord, "untuned");
+  w.result.untuned = untunedRecord;
+  w.task->addRecord(untuned, untunedRecord, SearchPhase::Untuned);
+
+  if (options.strategy == SearchStrategy::ExploreThenDroplet) {
+    unsigned explored = w.task->getNumPrevious();
+    w.exploreLeft = options.explore > explored ? options.explore - explored : 0;
+    w.explorer = std::make_unique<Explorer>(
+        *w.task, createCostModel(seed, progress), options.explorer);
+    w.droplet = std::make_unique<DropletSearch>(*w.task, options.droplet);
+  }
+  return true;
+}
+
+/// One round of `w`'s search, at most `maxTrials` candidates. Returns how
+/// many were measured; 0 ends the workload's search (`stopped` says why).
+unsigned runRound(WorkloadTuning &w, const TuneOptions &options,
+                  unsigned maxTrials) {
+  SearchTask &task = *w.task;
+  if (options.strategy == SearchStrategy::Random) {
+    unsigned measured = 0;
+    for (unsigned tries = 0;
+         measured < std::min(options.explorer.batchSize, maxTrials) &&
+         tries < 1000;
+         ++tries) {
+      std::optional<Schedule> s = task.sampleRandom();
+      if (!s)
+        break;
+      if (task.isMeasured(*s))
+        continue;
+      task.measure(*s, SearchPhase::Random);
+      ++measured;
+    }
+    if (!measured)
+      w.result.stopped = "exhausted";
+    return measured;
+  }
+  if (w.exploreLeft > 0) {
+    unsigned measured =
+        w.explorer->runRound(std::min(w.exploreLeft, maxTrials));
+    w.exploreLeft = measured ? w.exploreLeft - measured : 0;
+    if (measured)
+      return measured;
+  }
+  unsigned measured = w.droplet->runRound(maxTrials);
+  if (!measured)
+    w.result.stopped = w.droplet->isFinished() ? "converged" : "exhausted";
+  return measured;
+}
+
+} // namespace
+
+std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
+                                            const TargetDescription &target,
+                                            const TuneOptions &options) {
+  unsigned n = workloads.size();
+  std::vector<WorkloadTuning> tunings(n);
+  ProgressLine progress(options.showProgress, 0);
+  RecordSink sink(options, target, progress);
+
+  // Prepare every workload (reference, earlier records, untuned default).
+  std::vector<unsigned> active;
+  unsigned totalBudget = 0;
+  std::vector<double> weights;
+  for (unsigned i = 0; i < n; ++i) {
+    WorkloadTuning &w = tunings[i];
+    w.workload = &workloads[i];
+    w.index = i;
+    w.result.key = workloads[i].key;
+    w.result.opName = workloads[i].opName;
+    w.result.flops = workloads[i].flops;
+    w.result.count = workloads[i].count();
+    if (!prepare(w, target, options, n, sink, progress)) {
+      progress.note("skipping " + workloads[i].opName + " (" +
+                    workloads[i].key + "): " + w.result.skipped);
+      continue;
+    }
+    unsigned done = w.task->getNumPrevious();
+    totalBudget += options.trials > done ? options.trials - done : 0;
+    active.push_back(i);
+    weights.push_back(double(workloads[i].count()));
+  }
+
+  ProgressLine searchProgress(options.showProgress, totalBudget);
+  unsigned done = 0;
+  for (unsigned i : active) {
+    WorkloadTuning &w = tunings[i];
+    w.task->onMeasured = [&, i](const MeasuredCandidate &c) {
+      WorkloadTuning &t = tunings[i];
+      ++done;
+      ++t.result.trials;
+      if (c.record.isValid())
+        ++t.result.valid;
+      ++t.result.errors[unsigned(c.record.error)];
+      if (c.phase == SearchPhase::Droplet)
+        ++t.result.droplet;
+      else
+        ++t.result.explored;
+      sink.add(t, c.record, "trial");
+      sink.getLog().add(done, *t.workload, c, t.task->getBestSeconds(),
+                        searchProgress.getElapsedSeconds());
+      searchProgress.update(done, i, n, *t.workload, c.phase,
+                            t.task->getBestSeconds());
+    };
+  }
+
+  TaskScheduler scheduler(weights, options.seed, options.scheduler);
+  for (unsigned slot = 0; slot < active.size(); ++slot)
+    if (options.trials <= tunings[active[slot]].task->getNumPrevious()) {
+      tunings[active[slot]].result.stopped = "budget";
+      scheduler.markFinished(slot);
+    }
+  while (done < totalBudget) {
+    std::optional<unsigned> slot = scheduler.pick();
+    if (!slot)
+      break;
+    WorkloadTuning &w = tunings[active[*slot]];
+    unsigned measured = runRound(w, options, totalBudget - done);
+    if (!measured)
+      scheduler.markFinished(*slot);
+    scheduler.update(*slot, w.task->getBestSeconds());
+  }
+  searchProgress.finish();
+
+  std::vector<TuningResult> results;
+  for (WorkloadTuning &w : tunings) {
+    if (w.task) {
+      if (const MeasuredCandidate *best = w.task->getBest())
+        w.result.best = best->record;
+      if (w.droplet)
+        w.result.dropletMoves = w.droplet->getNumMoves();
+      if (w.result.stopped.empty())
+        w.result.stopped = "budget";
+    }
+    results.push_back(std::move(w.result));
+  }
+  return results;
+}
