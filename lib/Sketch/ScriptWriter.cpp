@@ -96,6 +96,15 @@ void ScriptWriter::vectorizeFunction(llvm::ArrayRef<std::string> patterns,
     line("  transform.apply_patterns." + pattern);
   line("} : !transform.any_op");
   line("transform.apply_cse to " + vectorized + " : !transform.any_op");
+  // Keep accumulator tiles in registers across the inner reduction loops:
+  // without this, every iteration reads the tile from memory and writes it
+  // back (half of the peak at best). match returns loops innermost first
+  // (post-order), the order hoisting needs.
+  std::string loops = fresh("loops");
+  line(loops + " = transform.structured.match ops{[\"scf.for\"]} in " +
+       vectorized + " : (!transform.any_op) -> !transform.any_op");
+  line("transform.loop.hoist_loop_invariant_subsets " + loops +
+       " : !transform.any_op");
 }
 
 std::string ScriptWriter::finish() {

@@ -25,6 +25,9 @@
 // CHECK-NOT: transform.loop.peel
 // CHECK: transform.structured.vectorize_children_and_apply_patterns
 // CHECK: transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
+// Accumulator tiles stay in registers across the reduction loops.
+// CHECK: %[[LOOPS:.*]] = transform.structured.match ops{["scf.for"]} in
+// CHECK-NEXT: transform.loop.hoist_loop_invariant_subsets %[[LOOPS]] : !transform.any_op
 func.func @matmul(%a: tensor<64x96xf32>, %b: tensor<96x96xf32>, %c: tensor<64x96xf32>) -> tensor<64x96xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x96xf32>) outs(%c : tensor<64x96xf32>) -> tensor<64x96xf32>
   return %r : tensor<64x96xf32>
