@@ -4,7 +4,7 @@
 // random search samples every rule that matches.
 // RUN: ke-opt sketches %s --target cpu:a64fx | FileCheck %s --check-prefix=FIRST
 // RUN: rm -f %t.jsonl
-// RUN: ke-opt tune %s --trials 6 --seed 2 --min-seconds 0.001 --no-progress --records %t.jsonl > %t.json
+// RUN: ke-opt tune %s --trials 6 --seed 2 --min-seconds 0.001 --no-progress --no-db --records %t.jsonl > %t.json
 // RUN: FileCheck %s --check-prefix=TUNED < %t.json
 // RUN: FileCheck %s --check-prefix=RECORDS < %t.jsonl
 

@@ -34,7 +34,7 @@ def main():
         name = path.rsplit("/", 1)[-1]
         result = subprocess.run(
             [args.ke_opt, "tune", path, "--trials", str(args.trials), "--seed",
-             str(args.seed), "--min-seconds", "0.002", "--no-progress"],
+             str(args.seed), "--min-seconds", "0.002", "--no-progress", "--no-db"],
             capture_output=True, text=True)
         if result.returncode != 0:
             failures.append(f"{name}: ke-opt tune exited {result.returncode}: "
