@@ -10,6 +10,8 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   # Static link dependencies and packaging.
   libzstd-dev zlib1g-dev xz-utils
+  # The tuning database: SQLite, linked statically from libsqlite3.a.
+  libsqlite3-dev
   # Unit tests; lit runs on python3.
   libgtest-dev python3
 )

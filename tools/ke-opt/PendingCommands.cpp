@@ -1,6 +1,6 @@
 //===- PendingCommands.cpp - Subcommands that later issues deliver --------===//
 //
-// compile and db already parse and check their options, so a
+// compile already parses and checks its options, so a
 // wrong target or a missing input is reported exactly as it will be later,
 // and then say plainly that the work itself is not implemented yet.
 //
@@ -18,10 +18,6 @@ namespace cl = llvm::cl;
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
                                        cl::value_desc("file"),
                                        cl::sub(ke::getCompileCommand()));
-static cl::list<std::string> dbArgs(cl::Positional, cl::ZeroOrMore,
-                                    cl::desc("list|best|export|import "
-                                             "[args...]"),
-                                    cl::sub(ke::getDbCommand()));
 
 /// Checks what every pending subcommand shares, then reports that it is not
 /// implemented. Returns the exit code.
@@ -46,5 +42,4 @@ static int reportPending(llvm::StringRef name, llvm::StringRef issue) {
 }
 
 int ke::runCompileCommand() { return reportPending("compile", "issue #4"); }
-int ke::runDbCommand() { return reportPending("db", "issue #4"); }
 

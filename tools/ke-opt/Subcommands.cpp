@@ -47,8 +47,9 @@ cl::SubCommand &ke::getBenchCommand() {
 }
 cl::SubCommand &ke::getDbCommand() {
   static cl::SubCommand command(
-      "db", "Read and move tuning records: list, best, export, import (not "
-            "implemented yet: issue #4)");
+      "db", "Read and move tuning records: list (per workload and target), "
+            "best (the fastest valid record of each), export (JSONL), "
+            "import FILE.jsonl");
   return command;
 }
 

@@ -64,6 +64,9 @@ struct WorkloadEntry {
   std::string key, opName, canonicalIR;
 };
 
+/// A connection to one database file. One thread at a time uses an
+/// instance; several processes on one host may share a file (WAL readers do
+/// not block the writer, writers wait for each other up to a timeout).
 class TuningDatabase {
 public:
   /// Opens (creating when missing) the database at `path`, in WAL mode.
@@ -71,19 +74,33 @@ public:
   /// a ke database.
   static llvm::Expected<std::unique_ptr<TuningDatabase>>
   open(llvm::StringRef path);
+  /// Opens an existing ke database at `path` and never creates one: for
+  /// readers, so a mistyped path is an error instead of a new empty file.
+  static llvm::Expected<std::unique_ptr<TuningDatabase>>
+  openExisting(llvm::StringRef path);
+  /// The schema version this ke reads and writes (`PRAGMA user_version`).
+  static constexpr int kSchemaVersion = 1;
+  /// Closes the connection, except in a forked child of the process that
+  /// opened it (SQLite connections must not cross fork(): closing there
+  /// could checkpoint or unlink the parent's WAL).
   ~TuningDatabase();
 
-  /// Inserts the workload unless its key is present.
+  /// Inserts the workload unless its key is present (a row that records of
+  /// an unknown key created, with empty op and IR, is filled in).
   llvm::Error addWorkload(const WorkloadEntry &workload);
-  /// Appends `records` in one transaction (all or nothing).
+  /// Appends `records` in one transaction (all or nothing). A malformed
+  /// record (empty key or target, unknown role, knobs that are not a JSON
+  /// object, a valid record without a finite positive median) fails the
+  /// batch, naming its index.
   llvm::Error addRecords(llvm::ArrayRef<TuningRecord> records);
 
-  /// Every record of `workloadKey` on `target`, oldest first. Rows that
-  /// cannot be read back are skipped.
+  /// Every record of `workloadKey` on `target`, oldest first (insertion
+  /// order). Rows that cannot be read back are skipped.
   llvm::Expected<std::vector<TuningRecord>>
   getRecords(llvm::StringRef workloadKey, llvm::StringRef target);
   /// The valid trial/untuned record with the lowest median for
-  /// `workloadKey` on `target` with pipeline hash `pipelineHash`.
+  /// `workloadKey` on `target` with pipeline hash `pipelineHash` (empty:
+  /// any hash); the oldest among equal medians; std::nullopt when none.
   llvm::Expected<std::optional<TuningRecord>>
   getBest(llvm::StringRef workloadKey, llvm::StringRef target,
           llvm::StringRef pipelineHash);
@@ -99,13 +116,26 @@ public:
   /// Writes every record as one JSON object per line (workload op name and
   /// canonical IR included so an import can recreate the workload rows).
   llvm::Error exportJSONL(llvm::raw_ostream &os);
+  /// As above; `*skipped` counts the rows that could not be read back and
+  /// were left out.
+  llvm::Error exportJSONL(llvm::raw_ostream &os, uint64_t *skipped);
   /// Reads JSONL written by exportJSONL; returns how many records were
   /// added. A malformed line fails the import with its line number and
   /// nothing is added.
   llvm::Expected<uint64_t> importJSONL(llvm::StringRef text);
+  /// As above, counting in `*duplicates` the records not added because one
+  /// identical in every field is already present (both forms skip them, so
+  /// importing an export twice, or merging both ways, does not double
+  /// records).
+  llvm::Expected<uint64_t> importJSONL(llvm::StringRef text,
+                                       uint64_t *duplicates);
 
 private:
   TuningDatabase() = default;
+  /// open() and openExisting(): `create` makes a missing or empty file a
+  /// new database.
+  static llvm::Expected<std::unique_ptr<TuningDatabase>>
+  openImpl(llvm::StringRef path, bool create);
   struct Impl;
   std::unique_ptr<Impl> impl;
 };
