@@ -12,6 +12,8 @@ packages=(
   libzstd-dev zlib1g-dev xz-utils
   # The tuning database: SQLite, linked statically from libsqlite3.a.
   libsqlite3-dev
+  # The cost model: XGBoost's C API header; ke-opt dlopens libxgboost.so.0 when present.
+  libxgboost-dev
   # Unit tests; lit runs on python3.
   libgtest-dev python3
 )

@@ -39,6 +39,44 @@ bool hasSimpleCombiner(linalg::LinalgOp op) {
                             body->getArguments().back());
 }
 
+/// The sizes of an assignment, shared by the script and the loop-nest
+/// description so that they cannot disagree.
+struct RfactorSizes {
+  /// The reduction loop (the innermost).
+  unsigned k = 0;
+  int64_t split = 2, kvec = 1, reg = 0;
+  /// num_threads of tile_reduction_using_forall: `split` on k, else 0.
+  SmallVector<int64_t> threads;
+  /// Vector tiles of each partial reduction: `reg` rows of the innermost
+  /// parallel loop (1 on the others), `kvec` elements of the reduction.
+  SmallVector<int64_t> tiles;
+  /// Whether the reduction and row loops of a partial reduction are peeled.
+  bool peelReduction = false, peelRows = false;
+};
+
+RfactorSizes getRfactorSizes(ArrayRef<int64_t> ranges,
+                             const KnobAssignment &knobs) {
+  RfactorSizes s;
+  s.k = ranges.size() - 1;
+  unsigned k = s.k;
+  s.split = knobs.get("split.d" + std::to_string(k), 2);
+  s.kvec = knobs.get("kvec.d" + std::to_string(k), 1);
+  s.reg = k > 0 ? knobs.get("reg.d" + std::to_string(k - 1), 1) : 0;
+  s.threads.assign(ranges.size(), 0);
+  s.threads[k] = s.split;
+  s.tiles.assign(ranges.size(), 1);
+  if (k > 0)
+    s.tiles[k - 1] = s.reg;
+  s.tiles[k] = s.kvec;
+  // A chunk has ranges[k] / split iterations (one more in some chunks when
+  // split does not divide); peel when kvec leaves partial tiles.
+  int64_t chunk = ranges[k] / s.split;
+  bool chunksEven = ranges[k] % s.split == 0;
+  s.peelReduction = s.kvec < chunk && (!chunksEven || chunk % s.kvec != 0);
+  s.peelRows = k > 0 && s.reg < ranges[k - 1] && ranges[k - 1] % s.reg != 0;
+  return s;
+}
+
 class CpuRfactorRule final : public SketchRule {
 public:
   llvm::StringRef getName() const override { return "cpu.rfactor"; }
@@ -111,16 +149,12 @@ public:
                          const KnobAssignment &knobs) const override {
     auto op = cast<linalg::LinalgOp>(anchor);
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    unsigned k = ranges.size() - 1;
-    int64_t split = knobs.get("split.d" + std::to_string(k), 2);
-    int64_t kvec = knobs.get("kvec.d" + std::to_string(k), 1);
-    int64_t reg = k > 0 ? knobs.get("reg.d" + std::to_string(k - 1), 1) : 0;
+    RfactorSizes sizes = getRfactorSizes(ranges, knobs);
+    unsigned k = sizes.k;
 
     ScriptWriter w;
     w.comment("sketch cpu.rfactor: " + knobs.str());
     std::string target0 = w.match(anchor->getName().getStringRef(), kAnchorAttr);
-    SmallVector<int64_t> threads(ranges.size(), 0);
-    threads[k] = split;
     std::string fill = w.fresh("fill"), partial = w.fresh("partial"),
                 combine = w.fresh("combine"), forall = w.fresh("forall");
     w.comment("R: `split` partial reductions in parallel, then one combine");
@@ -128,24 +162,15 @@ public:
         "{0}, {1}, {2}, {3} = transform.structured.tile_reduction_using_forall "
         "{4} by num_threads = {5} : (!transform.any_op) -> (!transform.any_op, "
         "!transform.any_op, !transform.any_op, !transform.any_op)",
-        fill, partial, combine, forall, target0, ScriptWriter::list(threads)));
+        fill, partial, combine, forall, target0,
+        ScriptWriter::list(sizes.threads)));
 
-    // Vector tiles of each partial reduction: rows by `reg` (1 elsewhere),
-    // the chunk of the reduction by `kvec`.
-    SmallVector<int64_t> tiles(ranges.size(), 1);
-    if (k > 0)
-      tiles[k - 1] = reg;
-    tiles[k] = kvec;
     w.comment("S/R: vector tiles of each partial reduction");
     SmallVector<std::string> loops;
-    w.tileUsingFor(partial, tiles, loops);
-    // A chunk has ranges[k] / split iterations (one more in some chunks when
-    // split does not divide); peel when kvec leaves partial tiles.
-    int64_t chunk = ranges[k] / split;
-    bool chunksEven = ranges[k] % split == 0;
-    if (kvec < chunk && (!chunksEven || chunk % kvec != 0))
+    w.tileUsingFor(partial, sizes.tiles, loops);
+    if (sizes.peelReduction)
       w.peel(loops[k]);
-    if (k > 0 && reg < ranges[k - 1] && ranges[k - 1] % reg != 0)
+    if (sizes.peelRows)
       w.peel(loops[k - 1]);
     w.comment("vectorize the partial reductions and the combine");
     w.vectorizeFunction(
@@ -153,6 +178,29 @@ public:
          "vector.lower_contraction lowering_strategy = \"outerproduct\"",
          "vector.transfer_permutation_patterns", "canonicalization"});
     return w.finish();
+  }
+
+  LoopNestDescription
+  describeLoopNest(Operation *anchor, const TargetDescription &target,
+                   const KnobAssignment &knobs) const override {
+    auto op = cast<linalg::LinalgOp>(anchor);
+    LoopNestDescription d;
+    d.ranges = op.getStaticLoopRanges();
+    RfactorSizes sizes = getRfactorSizes(d.ranges, knobs);
+    for (utils::IteratorType type : op.getIteratorTypesArray())
+      d.reduction.push_back(type == utils::IteratorType::reduction);
+    // num_threads = split: chunks of ceil(range / split) reduction elements.
+    SmallVector<int64_t> chunks(d.ranges.size(), 0);
+    chunks[sizes.k] = llvm::divideCeil(d.ranges[sizes.k], sizes.split);
+    d.addLevel(TileLevelRole::Threads, chunks, /*parallel=*/true);
+    d.addLevel(TileLevelRole::Register, sizes.tiles, /*parallel=*/false);
+    d.threads = knobs.get("threads", 1);
+    if (sizes.peelReduction || sizes.peelRows)
+      d.partialTiles = PartialTileHandling::Peeled;
+    // Multi-reductions lower to inner reductions: vectors along k.
+    d.vectorLoop = sizes.k;
+    d.vectorWidth = d.levels.back().tile[sizes.k];
+    return d;
   }
 };
 

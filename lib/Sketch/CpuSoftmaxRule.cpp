@@ -18,6 +18,28 @@ using namespace ke;
 
 namespace {
 
+/// The tile sizes of an assignment, shared by the script and the loop-nest
+/// description so that they cannot disagree.
+struct SoftmaxSizes {
+  /// tile_using_forall of each part: rows of the leading dimension.
+  int64_t rows = 1;
+  /// tile_using_for of each generic: one row, `vec` softmax elements.
+  SmallVector<int64_t> rowTiles;
+  /// tile_using_for of each fill (no softmax dimension): one element.
+  SmallVector<int64_t> fillTiles;
+};
+
+SoftmaxSizes getSoftmaxSizes(RankedTensorType type,
+                             const KnobAssignment &knobs) {
+  int64_t rank = type.getRank();
+  SoftmaxSizes s;
+  s.rows = knobs.get("forall.d0", 1);
+  s.rowTiles.assign(rank, 1);
+  s.rowTiles.back() = knobs.get("vec", 16);
+  s.fillTiles.assign(rank - 1, 1);
+  return s;
+}
+
 class CpuSoftmaxRule final : public SketchRule {
 public:
   llvm::StringRef getName() const override { return "cpu.softmax"; }
@@ -81,8 +103,7 @@ public:
     auto type = cast<RankedTensorType>(
         cast<linalg::SoftmaxOp>(anchor).getInput().getType());
     int64_t rank = type.getRank();
-    SmallVector<int64_t> rowTiles(rank, 1), fillTiles(rank - 1, 1);
-    rowTiles.back() = knobs.get("vec", 16);
+    SoftmaxSizes sizes = getSoftmaxSizes(type, knobs);
     w.comment("rows across threads, then vector-sized pieces of a row");
     auto tileParts = [&](llvm::StringRef opName, ArrayRef<int64_t> inner) {
       std::string parts = w.match(opName);
@@ -92,7 +113,7 @@ public:
                            "tile_using_forall %part tile_sizes [{0}] : "
                            "(!transform.any_op) -> (!transform.any_op, "
                            "!transform.any_op)",
-                           knobs.get("forall.d0", 1)));
+                           sizes.rows));
       std::string types = "!transform.any_op";
       SmallVector<std::string> loops;
       for (size_t i = 0; i < inner.size(); ++i) {
@@ -106,13 +127,35 @@ public:
                            types));
       w.line("}");
     };
-    tileParts("linalg.generic", rowTiles);
+    tileParts("linalg.generic", sizes.rowTiles);
     if (rank > 1)
-      tileParts("linalg.fill", fillTiles);
+      tileParts("linalg.fill", sizes.fillTiles);
     w.vectorizeFunction(
         {"vector.lower_multi_reduction lowering_strategy = \"innerreduction\"",
          "canonicalization"});
     return w.finish();
+  }
+
+  LoopNestDescription
+  describeLoopNest(Operation *anchor, const TargetDescription &target,
+                   const KnobAssignment &knobs) const override {
+    auto type = cast<RankedTensorType>(
+        cast<linalg::SoftmaxOp>(anchor).getInput().getType());
+    SoftmaxSizes sizes = getSoftmaxSizes(type, knobs);
+    LoopNestDescription d;
+    d.ranges.assign(type.getShape().begin(), type.getShape().end());
+    d.reduction.assign(type.getRank(), false);
+    d.reduction.back() = true;
+    // Each part runs this nest in turn: rows across threads, then pieces of
+    // one row. Partial pieces are neither peeled nor padded.
+    SmallVector<int64_t> rows(type.getRank(), 0);
+    rows[0] = sizes.rows;
+    d.addLevel(TileLevelRole::Threads, rows, /*parallel=*/true);
+    d.addLevel(TileLevelRole::Register, sizes.rowTiles, /*parallel=*/false);
+    d.threads = knobs.get("threads", 1);
+    d.vectorLoop = type.getRank() - 1;
+    d.vectorWidth = d.levels.back().tile.back();
+    return d;
   }
 };
 

@@ -153,6 +153,49 @@ bool needsPeeling(int64_t range, int64_t outerTile, int64_t tile) {
   return tile < extent && !dividesEvenly(range, outerTile, tile);
 }
 
+/// The tile sizes of each level for an assignment (0: not tiled), shared by
+/// the script and the loop-nest description so that they cannot disagree.
+struct TileSizes {
+  SmallVector<int64_t> outer, block, reg, inner;
+};
+
+TileSizes getTileSizes(const LoopNest &nest, const KnobAssignment &knobs) {
+  unsigned numLoops = nest.ranges.size();
+  TileSizes t;
+  t.outer.assign(numLoops, 0);
+  t.block.assign(numLoops, 0);
+  t.reg.assign(numLoops, 0);
+  t.inner.assign(numLoops, 0);
+  for (unsigned loop : forallLoops(nest))
+    t.outer[loop] = knobs.get(knobName("forall", loop));
+  for (unsigned loop : nest.parallel)
+    t.reg[loop] = knobs.get(knobName("reg", loop), 1);
+  for (unsigned loop : nest.reduction)
+    t.inner[loop] = knobs.get(knobName("kvec", loop), 1);
+  if (std::optional<unsigned> kLoop = innerReduction(nest))
+    t.block[*kLoop] = knobs.get(knobName("kblock", *kLoop));
+  return t;
+}
+
+/// A level tiled with scf.for: its sizes and those of the level whose
+/// partial tiles it may inherit (which decides peeling).
+struct ForLevel {
+  llvm::StringRef comment;
+  TileLevelRole role;
+  ArrayRef<int64_t> sizes, enclosing;
+};
+
+/// The scf.for levels, outermost first: reduction blocks, register tiles,
+/// the inner reduction tile.
+SmallVector<ForLevel, 3> getForLevels(const TileSizes &t,
+                                      ArrayRef<int64_t> untiled) {
+  return {{"R: reduction blocks that stay in cache", TileLevelRole::Cache,
+           t.block, untiled},
+          {"S: register tiles", TileLevelRole::Register, t.reg, t.outer},
+          {"R: inner reduction tile, unrolled into the vector code",
+           TileLevelRole::Inner, t.inner, t.block}};
+}
+
 /// The fused neighbours of a kernel's anchor (see ke/Workload/Kernel.h).
 struct KernelNeighbours {
   Operation *consumer = nullptr;
@@ -318,16 +361,9 @@ public:
     auto op = cast<linalg::LinalgOp>(anchor);
     LoopNest nest = analyze(op);
     unsigned numLoops = nest.ranges.size();
-    SmallVector<int64_t> outer(numLoops, 0), block(numLoops, 0),
-        reg(numLoops, 0), inner(numLoops, 0);
-    for (unsigned loop : forallLoops(nest))
-      outer[loop] = knobs.get(knobName("forall", loop));
-    for (unsigned loop : nest.parallel)
-      reg[loop] = knobs.get(knobName("reg", loop), 1);
-    for (unsigned loop : nest.reduction)
-      inner[loop] = knobs.get(knobName("kvec", loop), 1);
-    if (std::optional<unsigned> kLoop = innerReduction(nest))
-      block[*kLoop] = knobs.get(knobName("kblock", *kLoop));
+    TileSizes sizes = getTileSizes(nest, knobs);
+    const SmallVector<int64_t> &outer = sizes.outer, &reg = sizes.reg,
+                               &inner = sizes.inner;
 
     ScriptWriter w;
     w.comment("sketch cpu.tile: " + knobs.str());
@@ -380,12 +416,10 @@ public:
       }
       return handles;
     };
-    tileFor("R: reduction blocks that stay in cache", block,
-            SmallVector<int64_t>(numLoops, 0));
-    tileFor("S: register tiles", reg, outer);
-    SmallVector<std::string> innerLoops = tileFor(
-        "R: inner reduction tile, unrolled into the vector code", inner,
-        block);
+    SmallVector<int64_t> untiled(numLoops, 0);
+    SmallVector<std::string> innerLoops;
+    for (const ForLevel &level : getForLevels(sizes, untiled))
+      innerLoops = tileFor(level.comment, level.sizes, level.enclosing);
 
     if (nest.decompose) {
       std::string decomposed = w.fresh("op");
@@ -457,6 +491,57 @@ public:
          "canonicalization"},
         /*vectorizePadding=*/pad);
     return w.finish();
+  }
+
+  LoopNestDescription
+  describeLoopNest(Operation *anchor, const TargetDescription &target,
+                   const KnobAssignment &knobs) const override {
+    auto op = cast<linalg::LinalgOp>(anchor);
+    LoopNest nest = analyze(op);
+    unsigned numLoops = nest.ranges.size();
+    TileSizes sizes = getTileSizes(nest, knobs);
+    LoopNestDescription d;
+    d.ranges = nest.ranges;
+    d.reduction.assign(numLoops, false);
+    for (unsigned loop : nest.reduction)
+      d.reduction[loop] = true;
+    bool outerTiled =
+        llvm::any_of(sizes.outer, [](int64_t t) { return t != 0; });
+    d.addLevel(TileLevelRole::Threads, sizes.outer, /*parallel=*/outerTiled);
+    SmallVector<int64_t> untiled(numLoops, 0);
+    bool partial = false;
+    for (const ForLevel &level : getForLevels(sizes, untiled)) {
+      d.addLevel(level.role, level.sizes, /*parallel=*/false);
+      for (unsigned loop = 0; loop < numLoops; ++loop)
+        partial |= level.sizes[loop] != 0 &&
+                   needsPeeling(nest.ranges[loop], level.enclosing[loop],
+                                level.sizes[loop]);
+    }
+    d.threads = knobs.get("threads", 1);
+    if (partial)
+      d.partialTiles = knobs.get("pad", 0) != 0 ? PartialTileHandling::Padded
+                                                : PartialTileHandling::Peeled;
+    if (std::optional<unsigned> kLoop = innerReduction(nest))
+      if (sizes.inner[*kLoop] != 0)
+        d.unroll = knobs.get("unroll", 1);
+    // Contractions, convolutions and pooling become outer products along
+    // the output's innermost loop; other ops vector along their innermost
+    // loop with more than one element.
+    const SmallVector<int64_t> &innerTile = d.levels.back().tile;
+    WorkloadKind kind = classifyWorkload(op);
+    if (kind == WorkloadKind::Contraction ||
+        kind == WorkloadKind::Convolution || kind == WorkloadKind::Pooling) {
+      d.vectorLoop = innermostOutputLoop(op);
+    } else {
+      for (unsigned loop = numLoops; loop-- > 0;)
+        if (innerTile[loop] > 1) {
+          d.vectorLoop = loop;
+          break;
+        }
+    }
+    if (d.vectorLoop)
+      d.vectorWidth = innerTile[*d.vectorLoop];
+    return d;
   }
 };
 

@@ -16,9 +16,74 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LogicalResult.h"
 
+#include <optional>
 #include <string>
 
 namespace ke {
+
+/// What one tiling level of a scheduled loop nest is for. Levels of
+/// different sketches with the same role are comparable (cost-model features
+/// line them up by role).
+enum class TileLevelRole {
+  Threads,  ///< tiles handed to threads (scf.forall)
+  Cache,    ///< blocks meant to stay in cache
+  Register, ///< tiles held in vector registers
+  Inner     ///< the innermost tile: one straight-line vector computation
+};
+
+/// One tiling level: the iteration box each iteration of its loops hands to
+/// the levels inside.
+struct TileLevel {
+  TileLevelRole role = TileLevelRole::Threads;
+  /// Extent of the box along each anchor loop (at most the enclosing
+  /// level's extent; equal to it where this level does not tile the loop).
+  llvm::SmallVector<int64_t> tile;
+  /// Iterations of this level's loop over each anchor loop within one full
+  /// enclosing box: ceil(enclosing / tile), 1 where the loop is not tiled.
+  llvm::SmallVector<int64_t> tripCounts;
+  /// True when the level's iterations run on threads.
+  bool parallel = false;
+};
+
+/// How tiles that do not divide their loop evenly are computed.
+enum class PartialTileHandling {
+  None,   ///< left as they are (dynamic shapes, usually scalar code)
+  Peeled, ///< split off into remainder loops (transform.loop.peel)
+  Padded  ///< padded to full tiles (masked vector reads)
+};
+
+/// The loop nest a schedule's script builds, in terms of the anchor's loops
+/// (linalg loop order; the tensor dimensions for linalg.softmax). Cost-model
+/// features are computed from it (ke/Search/Features.h).
+struct LoopNestDescription {
+  /// Iterations of each anchor loop.
+  llvm::SmallVector<int64_t> ranges;
+  /// True for the reduction loops (for softmax: the softmax dimension).
+  llvm::SmallVector<bool> reduction;
+  /// Tiling levels, outermost first.
+  llvm::SmallVector<TileLevel> levels;
+  /// Threads the parallel level runs on.
+  int64_t threads = 1;
+  /// The anchor loop along which the innermost vector dimension runs, if
+  /// anything is vectorized.
+  std::optional<unsigned> vectorLoop;
+  /// Elements of the innermost vector dimension: the innermost tile's extent
+  /// along `vectorLoop`.
+  int64_t vectorWidth = 1;
+  /// Unroll factor of the loop over inner tiles (1: not unrolled).
+  int64_t unroll = 1;
+  PartialTileHandling partialTiles = PartialTileHandling::None;
+
+  /// Appends a level that tiles each anchor loop by `sizes` (the convention
+  /// of transform tile_sizes: 0 leaves the loop untiled), computing its tile
+  /// extents and trip counts from the enclosing level (or the ranges).
+  void addLevel(TileLevelRole role, llvm::ArrayRef<int64_t> sizes,
+                bool parallel);
+  /// The level with `role`, or null when the sketch has none.
+  const TileLevel *findLevel(TileLevelRole role) const;
+  /// True when the rule described nothing (the default implementation).
+  bool empty() const { return ranges.empty() && levels.empty(); }
+};
 
 /// One sketch rule. Stateless: one instance serves every workload.
 class SketchRule {
@@ -50,6 +115,16 @@ public:
   virtual std::string emitScript(mlir::Operation *anchor,
                                  const TargetDescription &target,
                                  const KnobAssignment &knobs) const = 0;
+
+  /// The loop nest that emitScript builds for `knobs`: its tiling levels,
+  /// threads, vector width, unrolling and partial tiles. Rules derive it
+  /// from the same tile sizes as their script. The default describes
+  /// nothing (cost-model features then mark the loop nest as unknown).
+  virtual LoopNestDescription
+  describeLoopNest(mlir::Operation *anchor, const TargetDescription &target,
+                   const KnobAssignment &knobs) const {
+    return {};
+  }
 };
 
 /// The rules of `family`, most specific first.
