@@ -1,11 +1,12 @@
 //===- baselines.cpp - Vendor-library baselines on this CPU ---------------===//
 //
-// Times OpenBLAS sgemm and oneDNN convolution on the suite's full shapes with
+// Times OpenBLAS and oneDNN sgemm and oneDNN convolution on the suite's full shapes with
 // ke's measurement protocol (warm-up, repeats until 0.5 s, median), on the
 // number of threads given, so that benchmarks/cpu/compare.py can report
 // ke's tuned kernels as ratios measured in the same run.
 //
-//   ke-baselines sgemm M N K THREADS
+//   ke-baselines sgemm M N K THREADS          (OpenBLAS)
+//   ke-baselines onednn-sgemm M N K THREADS   (oneDNN's dnnl_sgemm)
 //   ke-baselines conv2d-nhwc N H W C KH KW F THREADS   (input pre-padded,
 //                                                       stride 1)
 // Prints one JSON object: {"baseline", "seconds", "gflops", "threads"}.
@@ -72,6 +73,18 @@ int sgemm(long m, long n, long k, int threads) {
   return 0;
 }
 
+int onednnSgemm(long m, long n, long k, int threads) {
+  // dnnl_sgemm is row-major; it threads with OMP_NUM_THREADS (compare.py).
+  std::vector<float> a = randomFloats(m * k, 1), b = randomFloats(k * n, 2),
+                     c(m * n, 0.f);
+  double s = medianSeconds([&] {
+    dnnl_sgemm('N', 'N', m, n, k, 1.0f, a.data(), k, b.data(), n, 1.0f,
+               c.data(), n);
+  });
+  report("onednn-sgemm", s, 2.0 * m * n * k, threads);
+  return 0;
+}
+
 int conv2dNhwc(long batch, long h, long w, long c, long kh, long kw, long f,
                int threads) {
   using namespace dnnl;
@@ -121,6 +134,9 @@ int main(int argc, char **argv) {
   if (what == "sgemm" && argc == 6)
     return sgemm(std::atol(argv[2]), std::atol(argv[3]), std::atol(argv[4]),
                  std::atoi(argv[5]));
+  if (what == "onednn-sgemm" && argc == 6)
+    return onednnSgemm(std::atol(argv[2]), std::atol(argv[3]),
+                       std::atol(argv[4]), std::atoi(argv[5]));
   if (what == "conv2d-nhwc" && argc == 10)
     return conv2dNhwc(std::atol(argv[2]), std::atol(argv[3]),
                       std::atol(argv[4]), std::atol(argv[5]),
@@ -128,6 +144,7 @@ int main(int argc, char **argv) {
                       std::atol(argv[8]), std::atoi(argv[9]));
   std::fprintf(stderr,
                "usage: ke-baselines sgemm M N K THREADS\n"
+               "       ke-baselines onednn-sgemm M N K THREADS\n"
                "       ke-baselines conv2d-nhwc N H W C KH KW F THREADS\n");
   return 2;
 }

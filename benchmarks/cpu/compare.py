@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """ke against OpenBLAS and oneDNN on this CPU, as ratios measured in one run.
 
-For each problem: `ke-opt tune` (random search, --trials N) on the suite's
-full shape; then, ROUNDS times in alternation, `ke-opt bench` of the best
-recorded schedule (rebuilt, checked and timed again) and the vendor baseline
-on the same shape with as many threads as ke may use (the host's cores). The
+For each problem: `ke-opt tune` (--trials N, --explore K: evolutionary
+exploration then droplet search; --search random for the issue-3 baseline)
+on the suite's full shape; then, ROUNDS times in alternation, `ke-opt bench`
+of the best recorded schedule (rebuilt, checked and timed again) and each
+vendor baseline on the same shape with as many threads as ke may use (the
+host's cores). The
 medians over the rounds give the ratio: alternating keeps the slow drifts of
 a shared machine from favouring either side. Prints a Markdown table; with
 --results, replaces the table between the markers in docs/results.md.
 
-    python3 benchmarks/cpu/compare.py --trials 200 --results docs/results.md
+    python3 benchmarks/cpu/compare.py --trials 400 --results docs/results.md
 """
 import argparse
 import datetime
@@ -28,10 +30,11 @@ BASELINES = os.path.join(BUILD, "benchmarks", "ke-baselines")
 SUITE = os.path.join(ROOT, "benchmarks", "suite", "full")
 
 PROBLEMS = [
-    # (suite file, anchor op, baseline command)
-    ("matmul_square", "linalg.matmul", ["sgemm", "1024", "1024", "1024"]),
+    # (suite file, anchor op, baseline commands)
+    ("matmul_square", "linalg.matmul", [["sgemm", "1024", "1024", "1024"],
+                                        ["onednn-sgemm", "1024", "1024", "1024"]]),
     ("conv2d_nhwc", "linalg.conv_2d_nhwc_hwcf",
-     ["conv2d-nhwc", "8", "58", "58", "64", "3", "3", "64"]),
+     [["conv2d-nhwc", "8", "58", "58", "64", "3", "3", "64"]]),
 ]
 
 
@@ -45,7 +48,9 @@ def run(cmd, env=None):
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--trials", type=int, default=200)
+    parser.add_argument("--trials", type=int, default=400)
+    parser.add_argument("--explore", type=int, default=300)
+    parser.add_argument("--search", default="droplet", choices=["droplet", "random"])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--results", help="docs/results.md to update")
@@ -55,16 +60,22 @@ def main():
     threads = target["cores"]
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     rows = []
-    for name, op, baseline in PROBLEMS:
-        print(f"[compare] tuning {name} ({args.trials} trials)...", file=sys.stderr)
+    for name, op, baselines in PROBLEMS:
+        print(f"[compare] tuning {name} ({args.trials} trials, {args.search})...",
+              file=sys.stderr)
         records = os.path.join(BUILD, f"compare-{name}.jsonl")
-        if os.path.exists(records):
-            os.remove(records)
+        db = os.path.join(BUILD, f"compare-{name}.db")
+        for path in (records, db, db + "-wal", db + "-shm"):
+            if os.path.exists(path):
+                os.remove(path)
         summary = json.loads(run([KE_OPT, "tune", os.path.join(SUITE, name + ".mlir"),
-                                  "--trials", str(args.trials), "--seed", str(args.seed),
-                                  "--records", records, "--no-progress"]))
+                                  "--trials", str(args.trials), "--explore", str(args.explore),
+                                  "--search", args.search, "--seed", str(args.seed),
+                                  "--records", records, "--db", db, "--no-progress"]))
         anchor = next(w for w in summary["workloads"] if w["op"] == op)
-        ke_times, untuned_times, base_times = [], [], []
+        ke_times, untuned_times = [], []
+        base_times = {tuple(b): [] for b in baselines}
+        base_names = {}
         for _ in range(args.rounds):
             bench = json.loads(run([KE_OPT, "bench", os.path.join(SUITE, name + ".mlir"),
                                     "--records", records, "--min-seconds", "0.5"]))
@@ -73,28 +84,32 @@ def main():
                 sys.exit(f"bench of {name} failed: {json.dumps(row)}")
             ke_times.append(row["tuned"]["seconds"])
             untuned_times.append(row["untuned"]["seconds"])
-            base = json.loads(run([BASELINES] + baseline + [str(threads)], env=env))
-            base_times.append(base["seconds"])
-        rows.append({
-            "problem": name, "flops": anchor["flops"],
-            "ke_seconds": statistics.median(ke_times),
-            "ke_spread": (min(ke_times), max(ke_times)),
-            "ke_untuned_seconds": statistics.median(untuned_times),
-            "valid": anchor["valid"], "trials": anchor["trials"],
-            "baseline": base["baseline"],
-            "baseline_seconds": statistics.median(base_times),
-            "baseline_spread": (min(base_times), max(base_times)),
-        })
+            for b in baselines:
+                base = json.loads(run([BASELINES] + b + [str(threads)], env=env))
+                base_times[tuple(b)].append(base["seconds"])
+                base_names[tuple(b)] = base["baseline"]
+        for b in baselines:
+            rows.append({
+                "problem": name, "flops": anchor["flops"],
+                "ke_seconds": statistics.median(ke_times),
+                "ke_spread": (min(ke_times), max(ke_times)),
+                "ke_untuned_seconds": statistics.median(untuned_times),
+                "valid": anchor["valid"], "trials": anchor["trials"],
+                "baseline": base_names[tuple(b)],
+                "baseline_seconds": statistics.median(base_times[tuple(b)]),
+                "baseline_spread": (min(base_times[tuple(b)]), max(base_times[tuple(b)])),
+            })
 
     date = datetime.date.today().isoformat()
     lines = [
         f"Machine: {target['chip']} ({platform.machine()}), {threads} cores used by "
         f"both sides, {target['vector_bits']}-bit vectors; {date}.",
         f"Command: `python3 benchmarks/cpu/compare.py --trials {args.trials} "
+        f"--explore {args.explore} --search {args.search} "
         f"--seed {args.seed} --rounds {args.rounds}`",
         f"Medians of {args.rounds} alternating rounds; the range over the rounds in brackets.",
         "",
-        "| problem | GFLOP | ke best of N random schedules | ke untuned | baseline | baseline | ke / baseline |",
+        f"| problem | GFLOP | ke best of N ({args.search}) | ke untuned | baseline | baseline | ke / baseline |",
         "|---|---|---|---|---|---|---|",
     ]
     for r in rows:

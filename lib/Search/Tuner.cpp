@@ -98,10 +98,18 @@ public:
     if (database) {
       TuningRecord record =
           makeTuningRecord(candidate, *w.workload, anchor, target, role);
+      // A record the database refuses is reported and lost; after a few
+      // failures in a row (a full disk, a broken file) saving stops.
       if (llvm::Error error = database->addRecords(record)) {
-        progress.note("database error, records no longer saved: " +
+        progress.note("database error, record not saved: " +
                       llvm::toString(std::move(error)));
-        database = nullptr;
+        if (++failuresInARow == 3) {
+          progress.note("saving to the database stops after 3 failures in "
+                        "a row");
+          database = nullptr;
+        }
+      } else {
+        failuresInARow = 0;
       }
     }
   }
@@ -113,23 +121,8 @@ private:
   ProgressLine &progress;
   ConvergenceLog log;
   TuningDatabase *database;
+  unsigned failuresInARow = 0;
 };
-
-std::unique_ptr<CostModel> createCostModel(uint64_t seed,
-                                           ProgressLine &progress) {
-  static bool warned = false;
-  llvm::Expected<std::unique_ptr<CostModel>> model =
-      createXGBoostCostModel(seed);
-  if (model)
-    return std::move(*model);
-  std::string why = llvm::toString(model.takeError());
-  if (!warned)
-    progress.note("XGBoost is not available (" + why +
-                  "); the explorer ranks candidates with the nearest-"
-                  "neighbour cost model");
-  warned = true;
-  return createNearestNeighbourCostModel();
-}
 
 /// Creates the evaluator and search task of `w`, takes earlier records from
 /// the database and measures the untuned default. False when the workload
@@ -217,7 +210,7 @@ bool prepare(WorkloadTuning &w, const TargetDescription &target,
     unsigned explored = w.task->getNumPrevious();
     w.exploreLeft = options.explore > explored ? options.explore - explored : 0;
     w.explorer = std::make_unique<Explorer>(
-        *w.task, createCostModel(seed, progress), options.explorer);
+        *w.task, createDefaultCostModel(seed), options.explorer);
     w.droplet = std::make_unique<DropletSearch>(*w.task, options.droplet);
   }
   return true;
