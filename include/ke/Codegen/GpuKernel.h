@@ -1,0 +1,69 @@
+//===- GpuKernel.h - A lowered GPU kernel group, ready to launch -*- C++ -*-===//
+//
+// The contract between GPU code generation (lib/Codegen: schedule -> gpu
+// dialect -> PTX / cubin / HSACO) and the GPU runners (lib/Runtime:
+// CudaRunner, HipRunner): the device code of one kernel module plus the
+// launches its host function makes, in order, with how each launch argument
+// is formed from the kernel module's buffers (ke/Workload/Kernel.h
+// KernelModule::arguments). A runner needs nothing else: no MLIR, no LLVM.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KE_CODEGEN_GPUKERNEL_H
+#define KE_CODEGEN_GPUKERNEL_H
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ke {
+
+/// One argument of a kernel launch, in the kernel's parameter order.
+struct GpuLaunchArgument {
+  enum class Kind {
+    /// A field of the memref descriptor of kernel-module buffer `buffer`
+    /// (the expanded descriptor of MLIR's calling convention: allocated
+    /// pointer, aligned pointer, offset, sizes..., strides...): `field` is
+    /// 0 allocated, 1 aligned, 2 offset, 3.. sizes then strides.
+    BufferField,
+    /// A 64-bit integer (an index captured by kernel outlining).
+    Index,
+    /// A 32-bit float / 64-bit float constant captured by outlining.
+    F32,
+    F64,
+    /// A 32-bit integer constant.
+    I32
+  };
+  Kind kind = Kind::Index;
+  unsigned buffer = 0;
+  unsigned field = 0;
+  /// The value of Index/I32 (and F32/F64 bit patterns widened to 64 bits).
+  int64_t value = 0;
+};
+
+/// One gpu.launch_func of the host function.
+struct GpuLaunch {
+  /// Symbol of the kernel inside the device binary.
+  std::string kernelName;
+  std::array<uint32_t, 3> grid{1, 1, 1}, block{1, 1, 1};
+  /// Dynamic shared memory bytes.
+  uint32_t dynamicSharedMemoryBytes = 0;
+  std::vector<GpuLaunchArgument> arguments;
+};
+
+/// A kernel module lowered for a GPU.
+struct GpuKernelBinary {
+  /// "ptx", "cubin" or "hsaco": what `image` holds (cubin/hsaco binary,
+  /// ptx text).
+  std::string format;
+  std::string image;
+  /// The PTX (or AMDGCN assembly) text, for inspection and for drivers that
+  /// JIT it, when available.
+  std::string assembly;
+  /// Launches in order; the kernel module's buffers persist across them.
+  std::vector<GpuLaunch> launches;
+};
+
+} // namespace ke
+
+#endif // KE_CODEGEN_GPUKERNEL_H
