@@ -2,6 +2,7 @@
 # Tools are found on PATH: ke-opt's build directory first, then LLVM 22's
 # bin directory (FileCheck, not, split-file, mlir-opt), as upstream does.
 import os
+import subprocess
 import lit.formats
 
 config.name = "ke"
@@ -19,3 +20,16 @@ config.substitutions.append(("%ke_src_root", config.ke_src_root))
 # Tests must not depend on the caller's database or colours.
 config.environment.pop("KE_DB", None)
 config.environment["TERM"] = "dumb"
+
+# ke's mlir-opt pass plugin (tools/ke-plugin), for upstream mlir-opt-22.
+config.substitutions.append(
+    ("%ke_plugin", os.path.join(config.ke_obj_root, "lib", "KePlugin.so")))
+# Tuning records are applied only under the pipeline hash they were made
+# with; tests that write records take the current one from ke-opt.
+try:
+    ke_pipeline_hash = subprocess.run(
+        [config.ke_opt, "compile", "--print-pipeline-hash"],
+        capture_output=True, text=True, check=True).stdout.strip()
+except (OSError, subprocess.CalledProcessError):
+    ke_pipeline_hash = "unknown"
+config.substitutions.append(("%ke_pipeline_hash", ke_pipeline_hash))

@@ -7,6 +7,8 @@
 
 #include "ke/InitAll/InitAll.h"
 
+#include "ke/Transforms/Passes.h"
+
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
@@ -200,6 +202,8 @@ void ke::registerKePasses() {
 }
 
 static void registerKePassesOnceImpl() {
+  // ke's own passes (--ke-apply-tuned-schedules).
+  ke::registerKeTransformsPasses();
   // General cleanups.
   registerCanonicalizerPass();
   registerCSEPass();

@@ -1,21 +1,29 @@
 //===- BenchCommand.cpp - ke-opt bench ------------------------------------===//
 //
 // Per workload: the reference (unscheduled linalg lowered to loops), the
-// untuned default schedule and, with --records, the best recorded schedule,
-// each re-built, checked against the reference and timed in this run.
-// (From issue #4 on, the tuned schedule comes from the database.)
+// untuned default schedule and the best tuned schedule, each re-built,
+// checked against the reference and timed in this run. The tuned schedule
+// is the database's best record (--db, else $KE_DB, else ke-tuning.db when
+// there is one), the same record `ke-opt compile` applies, or the best of a
+// JSON-lines file of `ke-opt tune --records`. For a database record the
+// recorded median is printed next to the re-measured one, and their ratio:
+// the check that a record reproduces its time within noise.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Subcommands.h"
 #include "ToolSupport.h"
 
+#include "ke/Codegen/CpuPipeline.h"
+#include "ke/Database/Database.h"
 #include "ke/Search/Evaluator.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/LineIterator.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 
 #include <map>
 
@@ -23,13 +31,15 @@ using namespace mlir;
 using namespace ke;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> benchRecords(
-    "records", cl::desc("JSON-lines records of `ke-opt tune`: bench the best "
-                        "valid schedule recorded for each workload"),
-    cl::value_desc("file"), cl::sub(getBenchCommand()));
-static cl::opt<double> benchMinSeconds(
-    "min-seconds", cl::desc("Timed runs add up to at least this many seconds"),
-    cl::init(0.2), cl::sub(getBenchCommand()));
+static cl::opt<std::string>
+    benchRecords("records",
+                 cl::desc("JSON-lines records of `ke-opt tune`: bench the best "
+                          "valid schedule recorded for each workload"),
+                 cl::value_desc("file"), cl::sub(getBenchCommand()));
+static cl::opt<double>
+    benchMinSeconds("min-seconds",
+                    cl::desc("Timed runs add up to at least this many seconds"),
+                    cl::init(0.2), cl::sub(getBenchCommand()));
 
 /// The fastest valid schedule per workload key in a records file.
 static std::map<std::string, llvm::json::Value>
@@ -38,8 +48,8 @@ readBestSchedules(llvm::StringRef path, bool &ok) {
   std::map<std::string, double> bestSeconds;
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer) {
-    subcommandError("bench") << path << ": " << buffer.getError().message()
-                             << "\n";
+    subcommandError("bench")
+        << path << ": " << buffer.getError().message() << "\n";
     ok = false;
     return best;
   }
@@ -50,8 +60,10 @@ readBestSchedules(llvm::StringRef path, bool &ok) {
       continue; // a line cut short by a kill: skip it
     }
     const llvm::json::Object *o = value->getAsObject();
-    std::optional<llvm::StringRef> key = o ? o->getString("workload") : std::nullopt;
-    std::optional<double> seconds = o ? o->getNumber("median_seconds") : std::nullopt;
+    std::optional<llvm::StringRef> key =
+        o ? o->getString("workload") : std::nullopt;
+    std::optional<double> seconds =
+        o ? o->getNumber("median_seconds") : std::nullopt;
     const llvm::json::Value *schedule = o ? o->get("schedule") : nullptr;
     if (!key || !seconds || !schedule || !schedule->getAsObject() ||
         o->getString("error") != "none")
@@ -62,6 +74,79 @@ readBestSchedules(llvm::StringRef path, bool &ok) {
       best.insert_or_assign(key->str(), *schedule);
     }
   }
+  return best;
+}
+
+/// The database bench reads: --db (which must exist), else $KE_DB
+/// (likewise), else ke-tuning.db when there is one; none with --records
+/// unless --db asks for both. Sets `ok` to false after an error.
+static std::unique_ptr<TuningDatabase> openBenchDatabase(bool &ok) {
+  std::string path = dbOption;
+  bool explicitPath = !path.empty();
+  if (!explicitPath && !benchRecords.empty())
+    return nullptr;
+  if (path.empty())
+    path = llvm::sys::Process::GetEnv("KE_DB").value_or("");
+  bool mustExist = !path.empty();
+  if (path.empty())
+    path = "ke-tuning.db";
+  if (!llvm::sys::fs::exists(path)) {
+    if (mustExist) {
+      subcommandError("bench")
+          << "tuning database '" << path << "' does not exist\n";
+      ok = false;
+    }
+    return nullptr;
+  }
+  if (explicitPath && !benchRecords.empty()) {
+    subcommandError("bench") << "--records and --db both name the tuned "
+                                "schedules; give one\n";
+    ok = false;
+    return nullptr;
+  }
+  llvm::Expected<std::unique_ptr<TuningDatabase>> db =
+      TuningDatabase::open(path);
+  if (!db) {
+    subcommandError("bench") << llvm::toString(db.takeError()) << "\n";
+    ok = false;
+    return nullptr;
+  }
+  return std::move(*db);
+}
+
+/// The best record of `key` in `db` as a schedule JSON value, with the
+/// record's median; a "tuned" status object when there is none.
+struct DatabaseBest {
+  std::optional<llvm::json::Value> schedule;
+  double recordedSeconds = 0;
+  llvm::json::Object status;
+};
+
+static DatabaseBest findDatabaseBest(TuningDatabase &db, llvm::StringRef key,
+                                     const TargetDescription &target) {
+  DatabaseBest best;
+  llvm::Expected<std::optional<TuningRecord>> record =
+      db.getBest(key, target.name, getCpuPipelineHash());
+  if (!record) {
+    best.status =
+        llvm::json::Object{{"status", "db-error"},
+                           {"message", llvm::toString(record.takeError())}};
+    return best;
+  }
+  if (!*record) {
+    best.status = llvm::json::Object{{"status", "no-record"}};
+    return best;
+  }
+  llvm::Expected<llvm::json::Value> knobs = llvm::json::parse((*record)->knobs);
+  if (!knobs) {
+    best.status =
+        llvm::json::Object{{"status", "stale-record"},
+                           {"message", llvm::toString(knobs.takeError())}};
+    return best;
+  }
+  best.schedule =
+      llvm::json::Object{{"sketch", (*record)->sketch}, {"knobs", *knobs}};
+  best.recordedSeconds = (*record)->medianSeconds;
   return best;
 }
 
@@ -91,6 +176,9 @@ int ke::runBenchCommand() {
   std::map<std::string, llvm::json::Value> tuned;
   if (!benchRecords.empty())
     tuned = readBestSchedules(benchRecords, ok);
+  std::unique_ptr<TuningDatabase> database;
+  if (ok)
+    database = openBenchDatabase(ok);
   if (!ok)
     return 1;
   std::unique_ptr<MLIRContext> context = createToolContext();
@@ -126,10 +214,22 @@ int ke::runBenchCommand() {
       row["untuned"] = describe(*untunedRecord);
       allCorrect &= untunedRecord->error != ErrorClass::WrongResult;
     }
-    auto it = tuned.find(workload.key);
-    if (it != tuned.end()) {
+    std::optional<llvm::json::Value> tunedSchedule;
+    std::optional<double> recordedSeconds;
+    if (database) {
+      DatabaseBest best = findDatabaseBest(*database, workload.key, *target);
+      if (best.schedule) {
+        tunedSchedule = std::move(best.schedule);
+        recordedSeconds = best.recordedSeconds;
+      } else {
+        row["tuned"] = std::move(best.status);
+      }
+    } else if (auto it = tuned.find(workload.key); it != tuned.end()) {
+      tunedSchedule = it->second;
+    }
+    if (tunedSchedule) {
       llvm::Expected<Schedule> schedule =
-          scheduleFromJSON(it->second, anchor, *target);
+          scheduleFromJSON(*tunedSchedule, anchor, *target);
       if (!schedule) {
         row["tuned"] = llvm::json::Object{
             {"status", "stale-record"},
@@ -139,6 +239,15 @@ int ke::runBenchCommand() {
         row["tuned"] = describe(*tunedRecord);
         row["tuned_schedule"] = schedule->toJSON();
         allCorrect &= tunedRecord->error != ErrorClass::WrongResult;
+        if (recordedSeconds && tunedRecord->isValid()) {
+          double now = tunedRecord->measurement.median;
+          row["recorded_seconds"] = *recordedSeconds;
+          row["remeasured_over_recorded"] = now / *recordedSeconds;
+          llvm::errs() << llvm::formatv(
+              "[ke]   best record: recorded {0:e3} s, re-measured {1:e3} s "
+              "({2:f2}x)\n",
+              *recordedSeconds, now, now / *recordedSeconds);
+        }
       }
     }
     auto speedup = [&](const std::optional<CandidateRecord> &fast,

@@ -35,8 +35,9 @@ cl::SubCommand &ke::getTuneCommand() {
 }
 cl::SubCommand &ke::getCompileCommand() {
   static cl::SubCommand command(
-      "compile", "Apply the best known schedules and emit code (not "
-                 "implemented yet: issue #4)");
+      "compile", "Apply the best tuned schedule (or the default) to each "
+                 "workload and emit an object file (cpu targets; "
+                 "--emit=scheduled|mlir|llvm|asm|obj)");
   return command;
 }
 cl::SubCommand &ke::getBenchCommand() {

@@ -23,8 +23,9 @@ namespace ke {
 /// GPU targets, LLVM IR translations), to `registry`.
 void registerKeDialects(mlir::DialectRegistry &registry);
 
-/// Registers the upstream passes that ke's pipelines use, so they are
-/// available by name in ke-opt's mlir-opt mode and in textual pipelines.
+/// Registers ke's own passes (ke/Transforms/Passes.h) and the upstream
+/// passes that ke's pipelines use, so they are available by name in ke-opt's
+/// mlir-opt mode and in textual pipelines.
 /// Idempotent: libraries that parse pipelines call it themselves.
 void registerKePasses();
 

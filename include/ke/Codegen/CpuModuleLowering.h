@@ -1,0 +1,46 @@
+//===- CpuModuleLowering.h - A whole module to LLVM on CPUs -----*- C++ -*-===//
+//
+// The CPU lowering of a user module, as `ke-opt compile` runs it after
+// --ke-apply-tuned-schedules: any number of functions on tensors, each with
+// any number of scheduled groups. It is the kernel pipeline of CpuPipeline.h
+// (the same passes, taken from getCpuLoweringPipeline so records stay
+// comparable) with what a whole program needs besides:
+//   - buffers that bufferization allocates are freed (the buffer
+//     deallocation pipeline); kernels work in place and allocate nothing;
+//   - every scf.forall runs on the OpenMP threads its own schedule asked for
+//     (kNumThreadsAttr), instead of one thread count for the module; loops
+//     without the attribute run sequentially, as in a kernel without the
+//     `threads` knob;
+//   - ops no schedule decomposed (linalg.softmax) are decomposed so that
+//     they lower to loops;
+//   - public functions get llvm.emit_c_interface, so C callers can pass
+//     memref descriptors (_mlir_ciface_<name>).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KE_CODEGEN_CPUMODULELOWERING_H
+#define KE_CODEGEN_CPUMODULELOWERING_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+namespace ke {
+
+/// The discardable attribute that --ke-apply-tuned-schedules puts on the
+/// scf.forall loops of a schedule with OpenMP threads: the thread count.
+inline constexpr llvm::StringLiteral kNumThreadsAttr = "ke.num_threads";
+
+/// Options of lowerModuleToLLVM.
+struct ModuleLoweringOptions {
+  /// Give public functions a C interface (llvm.emit_c_interface).
+  bool emitCInterface = true;
+};
+
+/// Bufferizes and lowers `module` to the LLVM dialect in place. Errors are
+/// reported as diagnostics.
+mlir::LogicalResult
+lowerModuleToLLVM(mlir::ModuleOp module,
+                  const ModuleLoweringOptions &options = {});
+
+} // namespace ke
+
+#endif // KE_CODEGEN_CPUMODULELOWERING_H

@@ -1,0 +1,122 @@
+// --ke-apply-tuned-schedules without a database: every workload on tensors
+// with static shapes gets the default schedule of its sketch rule, applied
+// to its kernel group (the fills of its inits and its elementwise consumer)
+// in place; a remark at each anchor says so. Other ops keep the default
+// lowering, with a remark. cpu:x86-64-v3 fixes the vector width (8 x f32).
+// RUN: ke-opt %s --split-input-file --ke-apply-tuned-schedules="target=cpu:x86-64-v3" --verify-diagnostics | FileCheck %s
+
+// The matmul's group: its accumulator's fill and the ReLU are scheduled with
+// it (one remark, at the matmul) and no linalg op is left.
+// CHECK-LABEL: func.func @matmul_relu
+// CHECK-NOT:     linalg.
+// CHECK:         vector.transfer_write {{.*}} vector<1x8xf32>
+// CHECK:         vector.fma {{.*}} : vector<8xf32>
+// CHECK:         arith.maximumf {{.*}} : vector<1x8xf32>
+// CHECK-NOT:     linalg.
+// CHECK-NOT:     ke.anchor
+// CHECK:         return
+func.func @matmul_relu(%a: tensor<32x24xf32>, %b: tensor<24x16xf32>) -> tensor<32x16xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  // expected-remark@+1 {{ke: no tuning database given; applied the default schedule cpu.tile {threads=1 forall.d0=0 forall.d1=0 reg.d0=4 reg.d1=8 kvec.d2=1 pad=0 unroll=1}}}
+  %m = linalg.matmul ins(%a, %b : tensor<32x24xf32>, tensor<24x16xf32>) outs(%c : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<32x16xf32>) outs(%e : tensor<32x16xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %y = arith.maximumf %x, %z : f32
+      linalg.yield %y : f32
+  } -> tensor<32x16xf32>
+  return %r : tensor<32x16xf32>
+}
+
+// -----
+
+// A fill shared by two matmuls goes into both groups; the original goes
+// when the second group no longer needs it.
+// CHECK-LABEL: func.func @shared_fill
+// CHECK-NOT:     linalg.
+// CHECK-COUNT-2: scf.for {{.*}} -> (tensor<8x8xf32>)
+// CHECK-NOT:     linalg.
+// CHECK:         return
+func.func @shared_fill(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  // expected-remark@+1 {{applied the default schedule cpu.tile}}
+  %m1 = linalg.matmul ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  // expected-remark@+1 {{applied the default schedule cpu.tile}}
+  %m2 = linalg.matmul ins(%b, %a : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %m1, %m2 : tensor<8x8xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+// A fill that feeds no anchor is a workload of its own.
+// CHECK-LABEL: func.func @lone_fill
+// CHECK-NOT:     linalg.fill
+// CHECK:         vector.transfer_write {{.*}} : vector<1x8xf32>, tensor<4x32xf32>
+func.func @lone_fill() -> tensor<4x32xf32> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<4x32xf32>
+  // expected-remark@+1 {{applied the default schedule cpu.tile {threads=1 forall.d0=0 forall.d1=0 reg.d0=1 reg.d1=8}}}
+  %c = linalg.fill ins(%one : f32) outs(%e : tensor<4x32xf32>) -> tensor<4x32xf32>
+  return %c : tensor<4x32xf32>
+}
+
+// -----
+
+// Softmax and a row sum with its fill: one group each.
+// CHECK-LABEL: func.func @softmax_rowsum
+// CHECK-NOT:     linalg.
+// CHECK:         math.exp {{.*}} : vector<1x8xf32>
+// CHECK-NOT:     linalg.
+// CHECK:         vector.reduction <add>
+// CHECK-NOT:     linalg.
+// CHECK:         return
+func.func @softmax_rowsum(%x: tensor<16x32xf32>) -> (tensor<16x32xf32>, tensor<16xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x32xf32>
+  // expected-remark@+1 {{applied the default schedule cpu.softmax}}
+  %s = linalg.softmax dimension(1) ins(%x : tensor<16x32xf32>) outs(%e : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %er = tensor.empty() : tensor<16xf32>
+  %cr = linalg.fill ins(%z : f32) outs(%er : tensor<16xf32>) -> tensor<16xf32>
+  // expected-remark@+1 {{applied the default schedule cpu.tile}}
+  %sum = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<16x32xf32>) outs(%cr : tensor<16xf32>) {
+    ^bb0(%v: f32, %acc: f32):
+      %t = arith.addf %v, %acc : f32
+      linalg.yield %t : f32
+  } -> tensor<16xf32>
+  return %s, %sum : tensor<16x32xf32>, tensor<16xf32>
+}
+
+// -----
+
+// Schedules were measured on tensors of static shapes; anything else keeps
+// the default lowering.
+// CHECK-LABEL: func.func @dynamic
+// CHECK:         linalg.matmul
+func.func @dynamic(%a: tensor<?x16xf32>, %b: tensor<16x8xf32>, %c: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-remark@+1 {{has dynamic shapes; left to the default lowering}}
+  %m = linalg.matmul ins(%a, %b : tensor<?x16xf32>, tensor<16x8xf32>) outs(%c : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %m : tensor<?x8xf32>
+}
+
+// CHECK-LABEL: func.func @buffers
+// CHECK:         linalg.matmul
+func.func @buffers(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) {
+  // expected-remark@+1 {{is on buffers (schedules apply to linalg on tensors); left to the default lowering}}
+  linalg.matmul ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>)
+  return
+}
+
+// -----
+
+// No schedule for an unknown op: a module without workloads is unchanged.
+// CHECK-LABEL: func.func @no_workloads
+// CHECK-NEXT:    arith.addf
+func.func @no_workloads(%x: f32) -> f32 {
+  %y = arith.addf %x, %x : f32
+  return %y : f32
+}

@@ -1,0 +1,235 @@
+//===- CompileCommand.cpp - ke-opt compile --------------------------------===//
+//
+// `ke-opt compile IN.mlir --target cpu [--db PATH] [-o OUT] [--emit=KIND]`:
+// schedules every workload with its best record in the tuning database (or
+// the default schedule; --ke-apply-tuned-schedules), lowers the module with
+// ke's CPU pipeline (lowerModuleToLLVM), translates it to LLVM IR, optimizes
+// it at -O3 for the target's triple, CPU and features, and writes an object
+// file. --emit stops earlier. See docs/compile.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Subcommands.h"
+#include "ToolSupport.h"
+
+#include "ke/Codegen/CpuModuleLowering.h"
+#include "ke/Codegen/CpuPipeline.h"
+#include "ke/InitAll/InitAll.h"
+#include "ke/Support/InputFile.h"
+#include "ke/Transforms/Passes.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
+
+using namespace mlir;
+using namespace ke;
+namespace cl = llvm::cl;
+
+namespace {
+
+/// How far compile goes.
+enum class EmitKind { Scheduled, Mlir, Llvm, Asm, Obj };
+
+cl::opt<std::string> outputFile("o",
+                                cl::desc("Output file (default: the "
+                                         "input's name with .o for "
+                                         "objects, stdout otherwise)"),
+                                cl::value_desc("file"),
+                                cl::sub(getCompileCommand()));
+cl::opt<EmitKind> emitKind(
+    "emit", cl::desc("What to write"), cl::init(EmitKind::Obj),
+    cl::values(
+        clEnumValN(EmitKind::Scheduled, "scheduled",
+                   "the input with the schedules applied (MLIR on tensors)"),
+        clEnumValN(EmitKind::Mlir, "mlir", "the LLVM dialect"),
+        clEnumValN(EmitKind::Llvm, "llvm", "optimized LLVM IR"),
+        clEnumValN(EmitKind::Asm, "asm", "assembly"),
+        clEnumValN(EmitKind::Obj, "obj", "an object file (default)")),
+    cl::sub(getCompileCommand()));
+
+cl::opt<bool> printPipelineHash(
+    "print-pipeline-hash",
+    cl::desc("Print the hash of the CPU lowering pipeline (records made "
+             "under another hash are not applied) and exit"),
+    cl::sub(getCompileCommand()));
+
+llvm::raw_ostream &error() { return subcommandError("compile"); }
+
+/// The database to read: --db (which must exist), else $KE_DB (likewise),
+/// else ke-tuning.db in the working directory when there is one. Empty:
+/// default schedules only. std::nullopt after an error.
+std::optional<std::string> resolveDatabase() {
+  std::string path = dbOption;
+  if (path.empty())
+    path = llvm::sys::Process::GetEnv("KE_DB").value_or("");
+  if (path.empty())
+    return llvm::sys::fs::exists("ke-tuning.db") ? "ke-tuning.db" : "";
+  if (!llvm::sys::fs::exists(path)) {
+    error() << "tuning database '" << path << "' does not exist\n";
+    return std::nullopt;
+  }
+  return path;
+}
+
+/// Where the output goes when -o is not given.
+std::string defaultOutput(llvm::StringRef input) {
+  if (emitKind != EmitKind::Obj)
+    return "-";
+  if (input == "-")
+    return "a.o";
+  llvm::SmallString<128> path(llvm::sys::path::filename(input));
+  llvm::sys::path::replace_extension(path, "o");
+  return path.str().str();
+}
+
+std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(const TargetDescription &target) {
+  initializeKeLLVMTargets();
+  llvm::Triple triple(target.triple);
+  std::string message;
+  const llvm::Target *llvmTarget =
+      llvm::TargetRegistry::lookupTarget(triple, message);
+  if (!llvmTarget) {
+    error() << "no LLVM backend for '" << target.triple << "': " << message
+            << "\n";
+    return nullptr;
+  }
+  // Position-independent, so the object links into executables (PIE) and
+  // shared libraries alike.
+  std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
+      triple, target.chip, target.features, llvm::TargetOptions(),
+      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    error() << "cannot create a target machine for '" << target.triple << "' ("
+            << target.chip << ")\n";
+  return machine;
+}
+
+/// Translates the LLVM-dialect module, optimizes it and writes what --emit
+/// asks for. Returns the exit code.
+int emitCode(ModuleOp module, const TargetDescription &target,
+             llvm::ToolOutputFile &output) {
+  std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(target);
+  if (!machine)
+    return 1;
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule) {
+    error() << "cannot translate the lowered module to LLVM IR (see the "
+               "errors above)\n";
+    return 1;
+  }
+  llvmModule->setTargetTriple(machine->getTargetTriple());
+  llvmModule->setDataLayout(machine->createDataLayout());
+  // Recorded on every function as well, so the LLVM IR (--emit=llvm)
+  // describes its target on its own, as clang's does.
+  for (llvm::Function &function : *llvmModule) {
+    if (function.isDeclaration())
+      continue;
+    function.addFnAttr("target-cpu", target.chip);
+    if (!target.features.empty())
+      function.addFnAttr("target-features", target.features);
+  }
+  if (llvm::Error err = makeOptimizingTransformer(
+          /*optLevel=*/3, /*sizeLevel=*/0, machine.get())(llvmModule.get())) {
+    error() << "LLVM optimization failed: " << llvm::toString(std::move(err))
+            << "\n";
+    return 1;
+  }
+  if (emitKind == EmitKind::Llvm) {
+    llvmModule->print(output.os(), nullptr);
+    return 0;
+  }
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, output.os(), nullptr,
+                                   emitKind == EmitKind::Asm
+                                       ? llvm::CodeGenFileType::AssemblyFile
+                                       : llvm::CodeGenFileType::ObjectFile)) {
+    error() << "the LLVM backend for '" << target.triple
+            << "' cannot emit this kind of file\n";
+    return 1;
+  }
+  codegen.run(*llvmModule);
+  return 0;
+}
+
+} // namespace
+
+int ke::runCompileCommand() {
+  if (printPipelineHash) {
+    llvm::outs() << getCpuPipelineHash() << "\n";
+    return 0;
+  }
+  if (!requireInputFiles("compile"))
+    return 1;
+  if (inputFiles.size() != 1) {
+    error() << "compile takes one input file, got " << inputFiles.size()
+            << "\n";
+    return 1;
+  }
+  std::optional<TargetDescription> target = parseTargetOption("compile");
+  if (!target)
+    return 1;
+  if (!target->isCpu()) {
+    error() << "code generation for '" << target->name << "' comes with "
+            << (target->family == TargetFamily::Cuda ? "issue #5 (CUDA)"
+                                                     : "issue #6 (ROCm)")
+            << "; only cpu targets compile today\n";
+    return 1;
+  }
+  std::optional<std::string> database = resolveDatabase();
+  if (!database)
+    return 1;
+
+  std::unique_ptr<MLIRContext> context = createToolContext();
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, context.get());
+  OwningOpRef<ModuleOp> module =
+      parseInputFile(inputFiles.front(), *context, sourceMgr);
+  if (!module)
+    return 1;
+
+  // Opened first so that a bad path fails before any work; the file is
+  // removed again unless everything succeeds.
+  std::string path =
+      outputFile.empty() ? defaultOutput(inputFiles.front()) : outputFile;
+  std::string message;
+  std::unique_ptr<llvm::ToolOutputFile> output = openOutputFile(path, &message);
+  if (!output) {
+    error() << message << "\n";
+    return 1;
+  }
+
+  PassManager pm(context.get());
+  ApplyTunedSchedulesPassOptions apply;
+  apply.db = *database;
+  apply.target = target->name;
+  pm.addPass(createApplyTunedSchedulesPass(apply));
+  if (failed(pm.run(*module)))
+    return 1;
+  if (emitKind != EmitKind::Scheduled) {
+    if (failed(lowerModuleToLLVM(*module)))
+      return 1;
+  }
+  if (emitKind == EmitKind::Scheduled || emitKind == EmitKind::Mlir) {
+    module->print(output->os());
+    output->os() << "\n";
+  } else if (int code = emitCode(*module, *target, *output)) {
+    return code;
+  }
+  output->keep();
+  return 0;
+}
