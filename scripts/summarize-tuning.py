@@ -22,6 +22,9 @@ def main():
         if "skipped" in w:
             print(f"{w['op']:28} skipped: {w['skipped']}")
             continue
+        if "fused_into" in w:
+            print(f"{w['op']:28} tuned inside the kernel of workload {w['fused_into'][:8]}")
+            continue
         ref, un, best = w["reference_seconds"], w["untuned_seconds"], w["best_seconds"]
         gflops = f"{w['best_gflops']:.1f}" if w.get("best_gflops") else "-"
         vs_un = f"{un / best:.2f}x" if un and best else "-"

@@ -6,6 +6,7 @@
 
 #include "ke/Codegen/CpuPipeline.h"
 #include "ke/Database/Database.h"
+#include "ke/Workload/Kernel.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"
@@ -28,6 +29,10 @@ llvm::json::Value TuningResult::toJSON() const {
   llvm::json::Object o{{"key", key}, {"op", opName}, {"count", count}};
   if (flops)
     o["flops"] = *flops;
+  if (!fusedInto.empty()) {
+    o["fused_into"] = fusedInto;
+    return o;
+  }
   if (!skipped.empty()) {
     o["skipped"] = skipped;
     return o;
@@ -274,6 +279,12 @@ std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
     w.result.opName = workloads[i].opName;
     w.result.flops = workloads[i].flops;
     w.result.count = workloads[i].count();
+    // Fills and elementwise consumers fused into another anchor's kernel are
+    // measured (and applied) as part of it: no budget of their own.
+    if (Operation *fusing = getFusingAnchor(workloads[i].firstOp)) {
+      w.result.fusedInto = computeWorkloadKey(fusing);
+      continue;
+    }
     if (!prepare(w, target, options, n, sink, progress)) {
       progress.note("skipping " + workloads[i].opName + " (" +
                     workloads[i].key + "): " + w.result.skipped);

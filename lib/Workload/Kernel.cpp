@@ -63,6 +63,20 @@ SmallVector<Operation *> ke::getKernelGroup(Operation *anchor, bool fuse) {
   return group;
 }
 
+Operation *ke::getFusingAnchor(Operation *op) {
+  auto holds = [&](Operation *anchor) {
+    return anchor && anchor != op && isWorkloadAnchor(anchor) &&
+           llvm::is_contained(getKernelGroup(anchor), op);
+  };
+  for (Operation *user : op->getUsers())
+    if (holds(user))
+      return user;
+  for (Value operand : op->getOperands())
+    if (Operation *producer = operand.getDefiningOp(); holds(producer))
+      return producer;
+  return nullptr;
+}
+
 FailureOr<KernelModule> ke::buildKernelModule(Operation *anchor, bool fuse) {
   MLIRContext *context = anchor->getContext();
   context->loadDialect<func::FuncDialect, bufferization::BufferizationDialect,

@@ -60,6 +60,9 @@ struct TuningResult {
   unsigned count = 0;
   /// Why the workload was not tuned (empty when it was).
   std::string skipped;
+  /// The key of the workload whose kernel holds this one (a fill of its
+  /// init, its fused elementwise consumer): tuned as part of that kernel.
+  std::string fusedInto;
   std::optional<CandidateRecord> reference, untuned, best;
   /// Measured in this run (trials), of them valid; by phase.
   unsigned trials = 0, valid = 0, explored = 0, droplet = 0;

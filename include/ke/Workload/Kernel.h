@@ -64,6 +64,12 @@ struct KernelModule {
 llvm::SmallVector<mlir::Operation *> getKernelGroup(mlir::Operation *anchor,
                                                     bool fuse = true);
 
+/// The anchor, other than `op`, whose kernel group (getKernelGroup) holds
+/// `op`: the user of a fill that initializes it, or the producer of an
+/// elementwise consumer fused into it. Null when there is none. Such an op
+/// is compiled and tuned as part of that anchor's kernel, not on its own.
+mlir::Operation *getFusingAnchor(mlir::Operation *op);
+
 /// Builds the kernel module of `anchor` (and its group) in `anchor`'s
 /// context. Fails, with a diagnostic at the anchor, for dynamic shapes and
 /// for scalar values that are not constants (the kernel ABI passes buffers
