@@ -21,6 +21,9 @@ config.substitutions.append(("%ke_src_root", config.ke_src_root))
 config.environment.pop("KE_DB", None)
 config.environment["TERM"] = "dumb"
 
+# LLVM's libraries (libomp for objects that use OpenMP threads).
+config.substitutions.append(
+    ("%llvm_libdir", os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")))
 # ke's mlir-opt pass plugin (tools/ke-plugin), for upstream mlir-opt-22.
 config.substitutions.append(
     ("%ke_plugin", os.path.join(config.ke_obj_root, "lib", "KePlugin.so")))
