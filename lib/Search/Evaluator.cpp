@@ -2,6 +2,10 @@
 
 #include "ke/Search/Evaluator.h"
 
+#include "CandidateReport.h"
+
+#include "ke/Search/GpuEvaluator.h"
+
 #include "ke/Codegen/CpuPipeline.h"
 #include "ke/Runtime/ChildProcess.h"
 #include "ke/Runtime/CpuExecutable.h"
@@ -73,37 +77,26 @@ module attributes {transform.with_named_sequence} {
 }
 )mlir";
 
-/// Collects diagnostics as text, so a child can report them.
-class DiagnosticCollector {
-public:
-  explicit DiagnosticCollector(MLIRContext *context)
-      : handler(context, [this](Diagnostic &diag) {
-          if (diag.getSeverity() == DiagnosticSeverity::Error) {
-            if (!text.empty())
-              text += "; ";
-            text += diag.str();
-          }
-          return success();
-        }) {}
-  std::string text;
-
-private:
-  ScopedDiagnosticHandler handler;
-};
-
-void writeReport(llvm::raw_ostream &report, ErrorClass error,
-                 llvm::StringRef message, const Measurement *measurement,
-                 double relativeError, bool earlyStop = false) {
-  llvm::json::Object o{{"error", stringifyErrorClass(error)},
-                       {"message", message},
-                       {"relative_error", relativeError},
-                       {"early_stop", earlyStop}};
-  if (measurement)
-    o["seconds"] = llvm::json::Array(measurement->seconds);
-  report << llvm::json::Value(std::move(o));
-}
-
 } // namespace
+
+Evaluator::~Evaluator() = default;
+
+FailureOr<std::unique_ptr<Evaluator>>
+ke::createEvaluator(Operation *anchor, const TargetDescription &target,
+                    const EvaluatorOptions &options) {
+  if (target.family == TargetFamily::Cuda) {
+    FailureOr<std::unique_ptr<GpuEvaluator>> gpu =
+        GpuEvaluator::create(anchor, target, options);
+    if (failed(gpu))
+      return failure();
+    return std::unique_ptr<Evaluator>(std::move(*gpu));
+  }
+  FailureOr<std::unique_ptr<CpuEvaluator>> cpu =
+      CpuEvaluator::create(anchor, target, options);
+  if (failed(cpu))
+    return failure();
+  return std::unique_ptr<Evaluator>(std::move(*cpu));
+}
 
 Operation *CpuEvaluator::getKernelAnchor() const {
   return findKernelAnchor(*kernel.module);
@@ -226,29 +219,30 @@ CandidateRecord CpuEvaluator::runCandidate(const Schedule *schedule,
         OwningOpRef<ModuleOp> payload = kernel.module->clone();
         OwningOpRef<ModuleOp> parsed = parseScript(script, context);
         if (!parsed || failed(applySchedule(*payload, *parsed))) {
-          writeReport(report, ErrorClass::InvalidSchedule, diagnostics.text,
-                      nullptr, 0);
+          writeCandidateReport(report, ErrorClass::InvalidSchedule,
+                               diagnostics.text, nullptr, 0);
           return 0;
         }
         CpuLoweringOptions lowering;
         lowering.numThreads = threads;
         if (failed(lowerKernelToLLVM(*payload, lowering))) {
-          writeReport(report, ErrorClass::CompileError, diagnostics.text,
-                      nullptr, 0);
+          writeCandidateReport(report, ErrorClass::CompileError,
+                               diagnostics.text, nullptr, 0);
           return 0;
         }
         auto executable = CpuExecutable::create(*payload);
         if (!executable) {
-          writeReport(report, ErrorClass::CompileError,
-                      llvm::toString(executable.takeError()), nullptr, 0);
+          writeCandidateReport(report, ErrorClass::CompileError,
+                               llvm::toString(executable.takeError()), nullptr,
+                               0);
           return 0;
         }
         // One checked run on input set 0; it is also the warm-up.
         prepareRun(0);
         auto checkStart = std::chrono::steady_clock::now();
         if (llvm::Error error = (*executable)->run(working)) {
-          writeReport(report, ErrorClass::LaunchError,
-                      llvm::toString(std::move(error)), nullptr, 0);
+          writeCandidateReport(report, ErrorClass::LaunchError,
+                               llvm::toString(std::move(error)), nullptr, 0);
           return 0;
         }
         double checkSeconds = std::chrono::duration<double>(
@@ -263,28 +257,14 @@ CandidateRecord CpuEvaluator::runCandidate(const Schedule *schedule,
               out.write(static_cast<const char *>(working[index].getData()),
                         working[index].getSizeInBytes());
           if (ec || out.has_error()) {
-            writeReport(report, ErrorClass::Crash,
-                        "cannot write the reference outputs", nullptr, 0);
+            writeCandidateReport(report, ErrorClass::Crash,
+                                 "cannot write the reference outputs", nullptr,
+                                 0);
             return 0;
           }
         } else {
-          for (auto [index, arg] : llvm::enumerate(kernel.arguments)) {
-            if (!reference[index])
-              continue;
-            double error = relativeL2Error(working[index], *reference[index]);
-            worst = std::max(worst, error);
-            if (!(error <= getTolerance(working[index].getKind()))) {
-              writeReport(report, ErrorClass::WrongResult,
-                          llvm::formatv("relative L2 error {0:e} in output #{1} "
-                                        "exceeds the {2} tolerance {3:e}",
-                                        error, index,
-                                        stringifyElementKind(working[index].getKind()),
-                                        getTolerance(working[index].getKind()))
-                              .str(),
-                          nullptr, error);
-              return 0;
-            }
-          }
+          if (!checkAgainstReference(report, working, reference, worst))
+            return 0;
         }
         // A candidate far slower than the best is not timed further; nor is
         // one whose single run already exceeds the timing budget (the plain
@@ -296,8 +276,8 @@ CandidateRecord CpuEvaluator::runCandidate(const Schedule *schedule,
           Measurement single;
           single.seconds.push_back(checkSeconds);
           single.median = checkSeconds;
-          writeReport(report, ErrorClass::None, "", &single, worst,
-                      /*earlyStop=*/tooSlow);
+          writeCandidateReport(report, ErrorClass::None, "", &single, worst,
+                               /*earlyStop=*/tooSlow);
           return 0;
         }
         MeasureOptions measureOptions = options.measure;
@@ -306,43 +286,18 @@ CandidateRecord CpuEvaluator::runCandidate(const Schedule *schedule,
                                    [&] { return (*executable)->run(working); },
                                    measureOptions);
         if (!measurement) {
-          writeReport(report, ErrorClass::LaunchError,
-                      llvm::toString(measurement.takeError()), nullptr, 0);
+          writeCandidateReport(report, ErrorClass::LaunchError,
+                               llvm::toString(measurement.takeError()), nullptr,
+                               0);
           return 0;
         }
-        writeReport(report, ErrorClass::None, "", &*measurement, worst);
+        writeCandidateReport(report, ErrorClass::None, "", &*measurement,
+                             worst);
         return 0;
       },
       schedule ? options.timeoutSeconds : referenceTimeoutSeconds);
 
-  CandidateRecord record;
-  if (schedule)
-    record.schedule = *schedule;
-  if (child.status == ChildResult::Status::TimedOut) {
-    record.error = ErrorClass::Timeout;
-    record.message = child.describe();
-    return record;
-  }
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(child.report);
-  const llvm::json::Object *report = parsed ? parsed->getAsObject() : nullptr;
-  if (!parsed)
-    llvm::consumeError(parsed.takeError());
-  if (!child.succeeded() || !report) {
-    record.error = ErrorClass::Crash;
-    record.message = "the candidate's process ended with " + child.describe();
-    return record;
-  }
-  record.error = parseErrorClass(report->getString("error").value_or("crash"))
-                     .value_or(ErrorClass::Crash);
-  record.message = report->getString("message").value_or("").str();
-  record.relativeError = report->getNumber("relative_error").value_or(0);
-  record.earlyStop = report->getBoolean("early_stop").value_or(false);
-  if (const llvm::json::Array *seconds = report->getArray("seconds")) {
-    for (const llvm::json::Value &s : *seconds)
-      record.measurement.seconds.push_back(s.getAsNumber().value_or(0));
-    record.measurement.median = median(record.measurement.seconds);
-  }
-  return record;
+  return readCandidateReport(child, schedule);
 }
 
 CandidateRecord CpuEvaluator::evaluate(const Schedule &schedule,

@@ -72,7 +72,7 @@ struct WorkloadTuning {
   const Workload *workload;
   unsigned index;
   TuningResult result;
-  std::unique_ptr<CpuEvaluator> evaluator;
+  std::unique_ptr<Evaluator> evaluator;
   std::unique_ptr<SearchTask> task;
   std::unique_ptr<Explorer> explorer;
   std::unique_ptr<DropletSearch> droplet;
@@ -153,8 +153,8 @@ bool prepare(WorkloadTuning &w, const TargetDescription &target,
   progress.note(llvm::formatv("workload {0}/{1} {2}: running the reference",
                               w.index + 1, numWorkloads, workload.opName)
                     .str());
-  FailureOr<std::unique_ptr<CpuEvaluator>> created =
-      CpuEvaluator::create(workload.firstOp, target, evaluatorOptions);
+  FailureOr<std::unique_ptr<Evaluator>> created =
+      createEvaluator(workload.firstOp, target, evaluatorOptions);
   if (failed(created)) {
     w.result.skipped = reason.empty() ? "cannot be evaluated" : reason;
     return false;
@@ -167,7 +167,7 @@ bool prepare(WorkloadTuning &w, const TargetDescription &target,
     return false;
   }
   Schedule untuned = sketches.front();
-  CpuEvaluator *evaluator = w.evaluator.get();
+  Evaluator *evaluator = w.evaluator.get();
   w.task = std::make_unique<SearchTask>(
       anchor, target, std::move(sketches),
       [evaluator](const Schedule &s, std::optional<double> best) {

@@ -7,6 +7,8 @@
 #include "ke/Support/InputFile.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace ke;
@@ -60,4 +62,45 @@ std::string ke::getDatabasePath() {
   if (const char *env = std::getenv("KE_DB"); env && *env)
     return env;
   return "ke-tuning.db";
+}
+
+/// The compute capability in a chip name: 90 for "sm_90" and "sm_90a".
+static std::optional<int> getComputeCapability(llvm::StringRef chip) {
+  int value = 0;
+  if (!chip.consume_front("sm_"))
+    return std::nullopt;
+  chip = chip.take_while([](char c) { return llvm::isDigit(c); });
+  if (chip.getAsInteger(10, value))
+    return std::nullopt;
+  return value;
+}
+
+llvm::Expected<CudaDeviceInfo>
+ke::checkCudaDevice(const TargetDescription &target, int ordinal) {
+  llvm::Expected<CudaDeviceInfo> device = probeCudaDevice(ordinal);
+  if (!device)
+    return device.takeError();
+  std::optional<int> wanted = getComputeCapability(target.chip);
+  int have = device->computeMajor * 10 + device->computeMinor;
+  // PTX for sm_XY runs on devices of XY and later (the driver JIT-compiles
+  // it); arch-specific targets (sm_90a) run on XY only.
+  bool specific = llvm::StringRef(target.chip).ends_with("a");
+  if (wanted && (have < *wanted || (specific && have != *wanted)))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "CUDA device #%d (%s) is %s: code for %s does not run on it; use "
+        "--target cuda:%s",
+        ordinal, device->name.c_str(), device->getChip().c_str(),
+        target.chip.c_str(), device->getChip().c_str());
+  return device;
+}
+
+std::string ke::describeCudaDevice(const CudaDeviceInfo &device) {
+  return llvm::formatv("CUDA device #{0}: {1} ({2}, {3} SMs, {4} MiB L2, "
+                       "driver {5}.{6})",
+                       device.ordinal, device.name, device.getChip(),
+                       device.multiprocessors, device.l2CacheBytes >> 20,
+                       device.driverVersion / 1000,
+                       device.driverVersion % 1000 / 10)
+      .str();
 }

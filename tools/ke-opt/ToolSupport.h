@@ -2,6 +2,7 @@
 #ifndef KE_TOOLS_KE_OPT_TOOLSUPPORT_H
 #define KE_TOOLS_KE_OPT_TOOLSUPPORT_H
 
+#include "ke/Runtime/CudaRunner.h"
 #include "ke/Target/Target.h"
 #include "ke/Workload/Workload.h"
 
@@ -36,6 +37,15 @@ bool requireInputFiles(llvm::StringRef command);
 /// The tuning database path: --db, else $KE_DB, else ke-tuning.db in the
 /// working directory.
 std::string getDatabasePath();
+
+/// Probes CUDA device `ordinal` (in a child process) and checks that it runs
+/// code for `target`: fails with "no CUDA driver ...", "no CUDA device ..."
+/// or a compute capability below the target's.
+llvm::Expected<CudaDeviceInfo> checkCudaDevice(const TargetDescription &target,
+                                               int ordinal);
+
+/// "CUDA device #0: NVIDIA H200 (sm_90, 132 SMs, 60 MiB L2, driver 13.0)".
+std::string describeCudaDevice(const CudaDeviceInfo &device);
 
 /// The context subcommands use: ke's dialects, single-threaded (candidate
 /// evaluation forks, which must not happen while other threads hold locks).

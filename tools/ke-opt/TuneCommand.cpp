@@ -1,11 +1,11 @@
 //===- TuneCommand.cpp - ke-opt tune --------------------------------------===//
 //
-// Tunes every workload of the inputs on this CPU (ke/Search/Tuner.h):
-// evolutionary exploration, then droplet search, trials split across
-// workloads by the task scheduler; every candidate goes to the tuning
-// database as it is measured (so a killed run resumes), optionally to
-// --records as JSON lines and to --log as CSV; live progress on stderr and a
-// JSON summary on stdout.
+// Tunes every workload of the inputs on this CPU or a CUDA device
+// (ke/Search/Tuner.h): evolutionary exploration, then droplet search, trials
+// split across workloads by the task scheduler; every candidate goes to the
+// tuning database as it is measured (so a killed run resumes), optionally
+// to --records as JSON lines and to --log as CSV; live progress on stderr
+// and a JSON summary on stdout.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,7 @@
 #include "ToolSupport.h"
 
 #include "ke/Database/Database.h"
+#include "ke/Runtime/CudaRunner.h"
 #include "ke/Search/Tuner.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -61,8 +62,12 @@ static cl::opt<double> timeout("timeout",
                                cl::init(60), cl::sub(getTuneCommand()));
 static cl::opt<double> minSeconds(
     "min-seconds", cl::desc("Timed runs of a candidate add up to at least "
-                            "this many seconds"),
+                            "this many seconds (default 0.1 on the CPU, "
+                            "0.05 on GPUs)"),
     cl::init(0.1), cl::sub(getTuneCommand()));
+static cl::opt<int> deviceOrdinal(
+    "device", cl::desc("The CUDA device to measure on (cuda targets)"),
+    cl::init(0), cl::sub(getTuneCommand()));
 static cl::opt<bool> noProgress("no-progress",
                                 cl::desc("No progress line on stderr"),
                                 cl::sub(getTuneCommand()));
@@ -71,14 +76,38 @@ int ke::runTuneCommand() {
   std::optional<TargetDescription> target = parseTargetOption("tune");
   if (!target)
     return 1;
-  if (!target->isCpu() || !target->detectedFromHost) {
+  bool cuda = target->family == TargetFamily::Cuda;
+  if (!cuda && (!target->isCpu() || !target->detectedFromHost)) {
     subcommandError("tune")
-        << "tuning measures on this machine: use --target=cpu (GPU tuning "
-           "arrives with issues #5 and #6)\n";
+        << "tuning measures on this machine: use --target=cpu or a CUDA "
+           "target (ROCm tuning arrives with issue #6)\n";
     return 1;
   }
   if (!requireInputFiles("tune"))
     return 1;
+  std::optional<CudaDeviceInfo> device;
+  if (cuda) {
+    llvm::Expected<CudaDeviceInfo> probed =
+        checkCudaDevice(*target, deviceOrdinal);
+    if (!probed) {
+      subcommandError("tune") << "no CUDA device to measure " << target->name
+                              << " on: " << llvm::toString(probed.takeError())
+                              << "\n";
+      return 1;
+    }
+    device = *probed;
+    // The sketch rules' limits come from the device rather than the table of
+    // the target's generation (docs/targets.md).
+    target->gpu.multiprocessors = device->multiprocessors;
+    if (device->maxThreadsPerBlock)
+      target->gpu.maxThreadsPerBlock = device->maxThreadsPerBlock;
+    if (device->sharedMemoryPerBlockOptinBytes)
+      target->gpu.sharedMemoryPerBlockBytes =
+          device->sharedMemoryPerBlockOptinBytes;
+    if (!noProgress)
+      llvm::errs() << "[ke] measuring on " << describeCudaDevice(*device)
+                   << "\n";
+  }
   std::unique_ptr<MLIRContext> context = createToolContext();
   LoadedInputs inputs = loadInputs(inputFiles, *context);
   if (inputs.failed)
@@ -131,6 +160,10 @@ int ke::runTuneCommand() {
   options.showProgress = !noProgress;
   options.evaluator.timeoutSeconds = timeout;
   options.evaluator.measure.minTotalSeconds = minSeconds;
+  options.evaluator.deviceOrdinal = deviceOrdinal;
+  // GPU runs are short: the protocol's floor there is 50 ms.
+  if (cuda && !minSeconds.getNumOccurrences())
+    options.evaluator.measure.minTotalSeconds = 0.05;
 
   llvm::json::Array results;
   for (const TuningResult &result :
@@ -147,6 +180,8 @@ int ke::runTuneCommand() {
                                                          getDatabasePath())
                                                    : llvm::json::Value(nullptr)},
                              {"seed", seedOption.getValue()},
+                             {"device", device ? device->toJSON()
+                                               : llvm::json::Value(nullptr)},
                              {"workloads", std::move(results)}};
   llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(summary)))
                << "\n";

@@ -1,11 +1,12 @@
 //===- Evaluator.h - Build, run, time and check one candidate ---*- C++ -*-===//
 //
-// A CpuEvaluator holds everything needed to judge schedules for one workload
-// on this CPU: the kernel module, seeded input sets, and the reference
-// outputs (the kernel lowered without a schedule). Each evaluation forks a
-// child that applies the schedule, lowers, JIT-compiles, runs on the inputs,
-// checks the result against the reference and times it by the measurement
-// protocol; a crash, a hang or any failure becomes a classified record.
+// An Evaluator judges schedules for one workload on one target. A
+// CpuEvaluator holds everything needed to judge schedules on this CPU: the
+// kernel module, seeded input sets, and the reference outputs (the kernel
+// lowered without a schedule). Each evaluation forks a child that applies
+// the schedule, lowers, JIT-compiles, runs on the inputs, checks the result
+// against the reference and times it by the measurement protocol; a crash,
+// a hang or any failure becomes a classified record.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KE_SEARCH_EVALUATOR_H
@@ -65,9 +66,34 @@ struct EvaluatorOptions {
   /// (`earlyStop`). It cannot become the best, and timing it fully would
   /// spend most of a tuning run on the worst candidates.
   double earlyStopFactor = 10;
+  /// The CUDA device that GPU targets run on.
+  int deviceOrdinal = 0;
 };
 
-class CpuEvaluator {
+/// Judges schedules for one workload on one target: builds each candidate,
+/// runs it in a child process, checks it against the reference and times it.
+class Evaluator {
+public:
+  virtual ~Evaluator();
+  /// The anchor inside the kernel module (what schedules are built for).
+  virtual mlir::Operation *getKernelAnchor() const = 0;
+  /// Builds, runs, checks and times `schedule`. With `bestSeconds`, a
+  /// candidate far slower than it stops early (EvaluatorOptions).
+  virtual CandidateRecord
+  evaluate(const Schedule &schedule,
+           std::optional<double> bestSeconds = std::nullopt) = 0;
+  /// The reference (unscheduled) kernel's record.
+  virtual CandidateRecord evaluateReference() = 0;
+};
+
+/// The evaluator of `target`'s family: a CpuEvaluator for this machine's
+/// CPU, a GpuEvaluator (ke/Search/GpuEvaluator.h) for CUDA targets. Fails
+/// with a diagnostic at `anchor` like their create().
+mlir::FailureOr<std::unique_ptr<Evaluator>>
+createEvaluator(mlir::Operation *anchor, const TargetDescription &target,
+                const EvaluatorOptions &options);
+
+class CpuEvaluator final : public Evaluator {
 public:
   /// Prepares `anchor` for evaluation on `target` (a CPU target for this
   /// host). Fails with a diagnostic at the anchor for unsupported workloads
@@ -77,15 +103,25 @@ public:
   create(mlir::Operation *anchor, const TargetDescription &target,
          const EvaluatorOptions &options);
 
-  /// The anchor inside the kernel module (what schedules are built for).
-  mlir::Operation *getKernelAnchor() const;
-  /// Builds, runs, checks and times `schedule`. With `bestSeconds`, a
-  /// candidate far slower than it stops early (EvaluatorOptions).
-  CandidateRecord evaluate(const Schedule &schedule,
-                           std::optional<double> bestSeconds = std::nullopt);
+  mlir::Operation *getKernelAnchor() const override;
+  CandidateRecord
+  evaluate(const Schedule &schedule,
+           std::optional<double> bestSeconds = std::nullopt) override;
   /// The reference (unscheduled) kernel's record: timed by the same run in
   /// create() that produced the reference outputs.
-  CandidateRecord evaluateReference();
+  CandidateRecord evaluateReference() override;
+
+  /// What other evaluators reuse (the GpuEvaluator checks against the same
+  /// reference on the same inputs): the kernel module, the pristine input
+  /// sets, and the reference's outputs for input set 0 in argument order
+  /// (none for arguments that are not results).
+  const KernelModule &getKernel() const { return kernel; }
+  llvm::ArrayRef<std::vector<HostBuffer>> getInputSets() const {
+    return inputSets;
+  }
+  llvm::ArrayRef<std::optional<HostBuffer>> getReferenceOutputs() const {
+    return reference;
+  }
 
 private:
   CpuEvaluator() = default;

@@ -1,10 +1,11 @@
 //===- Tuner.h - Tuning workloads: explore, then droplet --------*- C++ -*-===//
 //
-// The search loop of DESIGN.md for the workloads of one run: per workload a
-// CpuEvaluator and a SearchTask, earlier records from the database (they
-// count as measured and against the trial budget, so a run resumes), the
-// untuned default, then rounds given out by the TaskScheduler: evolutionary
-// exploration until `explore` candidates are measured, droplet search after.
+// The search loop of DESIGN.md for the workloads of one run: per workload an
+// Evaluator (CPU or GPU, by the target) and a SearchTask, earlier records
+// from the database (they count as measured and against the trial budget,
+// so a run resumes), the untuned default, then rounds given out by the
+// TaskScheduler: evolutionary exploration until `explore` candidates are
+// measured, droplet search after.
 // Every candidate goes to the database (one transaction each), the JSONL
 // records file and the CSV log as soon as it is measured.
 //
@@ -77,7 +78,8 @@ struct TuningResult {
   llvm::json::Value toJSON() const;
 };
 
-/// Tunes `workloads` on this CPU.
+/// Tunes `workloads` on `target`: this CPU, or a CUDA device (the caller
+/// checks that one is there: probeCudaDevice).
 std::vector<TuningResult> tuneWorkloads(llvm::ArrayRef<Workload> workloads,
                                         const TargetDescription &target,
                                         const TuneOptions &options);

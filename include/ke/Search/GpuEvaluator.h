@@ -1,0 +1,67 @@
+//===- GpuEvaluator.h - Build, run, time and check on a GPU -----*- C++ -*-===//
+//
+// The Evaluator of CUDA targets. The reference is the CPU's: the unscheduled
+// kernel lowered to loops and run on this machine's CPU once, on the same
+// seeded inputs (a CpuEvaluator for the host does it, so both paths check
+// against the same outputs with the same tolerances). Each candidate runs in
+// a forked child that applies the schedule, lowers the kernel to a
+// GpuKernelBinary, opens the CUDA device (CUDA lives in children only),
+// loads the binary, runs it once on input set 0, checks the results, and
+// times it with the CudaRunner (events, L2 flushed, input sets rotated). An
+// illegal address, a hang or a crash becomes a launch-error, timeout or
+// crash record, and tuning goes on.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KE_SEARCH_GPUEVALUATOR_H
+#define KE_SEARCH_GPUEVALUATOR_H
+
+#include "ke/Codegen/GpuKernel.h"
+#include "ke/Search/Evaluator.h"
+
+#include <functional>
+
+namespace ke {
+
+/// Lowers a kernel module whose schedule is applied (a transform script ran
+/// on it) to device code and launches for `target`. Runs in the candidate's
+/// child; a failure is the candidate's compile error.
+using GpuKernelBuilder = std::function<llvm::Expected<GpuKernelBinary>(
+    mlir::ModuleOp scheduledKernel, const TargetDescription &target)>;
+
+/// ke's lowering for GPU targets. Until the NVPTX lowering
+/// (ke/Codegen/GpuPipeline.h) is in, it fails with "NVPTX lowering not
+/// available yet".
+GpuKernelBuilder getDefaultGpuKernelBuilder();
+
+class GpuEvaluator final : public Evaluator {
+public:
+  /// Prepares `anchor` for evaluation on `target` (a CUDA target; the device
+  /// is EvaluatorOptions::deviceOrdinal): builds the kernel module and input
+  /// sets and runs the reference on this machine's CPU. Fails with a
+  /// diagnostic at the anchor like CpuEvaluator::create.
+  static mlir::FailureOr<std::unique_ptr<GpuEvaluator>>
+  create(mlir::Operation *anchor, const TargetDescription &target,
+         const EvaluatorOptions &options,
+         GpuKernelBuilder builder = getDefaultGpuKernelBuilder());
+
+  mlir::Operation *getKernelAnchor() const override;
+  CandidateRecord
+  evaluate(const Schedule &schedule,
+           std::optional<double> bestSeconds = std::nullopt) override;
+  /// The reference's record: the unscheduled kernel on this machine's CPU.
+  CandidateRecord evaluateReference() override;
+
+private:
+  GpuEvaluator() = default;
+
+  TargetDescription target;
+  /// The CPU the reference runs on (the reference evaluator points at it).
+  TargetDescription host;
+  EvaluatorOptions options;
+  GpuKernelBuilder builder;
+  std::unique_ptr<CpuEvaluator> reference;
+};
+
+} // namespace ke
+
+#endif // KE_SEARCH_GPUEVALUATOR_H

@@ -1,0 +1,87 @@
+//===- CandidateReport.cpp - What a candidate's child reports -------------===//
+
+#include "CandidateReport.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace ke;
+
+DiagnosticCollector::DiagnosticCollector(MLIRContext *context)
+    : handler(context, [this](Diagnostic &diag) {
+        if (diag.getSeverity() == DiagnosticSeverity::Error) {
+          if (!text.empty())
+            text += "; ";
+          text += diag.str();
+        }
+        return success();
+      }) {}
+
+void ke::writeCandidateReport(llvm::raw_ostream &report, ErrorClass error,
+                              llvm::StringRef message,
+                              const Measurement *measurement,
+                              double relativeError, bool earlyStop) {
+  llvm::json::Object o{{"error", stringifyErrorClass(error)},
+                       {"message", message},
+                       {"relative_error", relativeError},
+                       {"early_stop", earlyStop}};
+  if (measurement)
+    o["seconds"] = llvm::json::Array(measurement->seconds);
+  report << llvm::json::Value(std::move(o));
+}
+
+bool ke::checkAgainstReference(
+    llvm::raw_ostream &report, llvm::ArrayRef<HostBuffer> actual,
+    llvm::ArrayRef<std::optional<HostBuffer>> reference, double &worst) {
+  for (auto [index, expected] : llvm::enumerate(reference)) {
+    if (!expected)
+      continue;
+    ElementKind kind = actual[index].getKind();
+    double error = relativeL2Error(actual[index], *expected);
+    worst = std::max(worst, error);
+    if (!(error <= getTolerance(kind))) {
+      writeCandidateReport(
+          report, ErrorClass::WrongResult,
+          llvm::formatv("relative L2 error {0:e} in output #{1} exceeds the "
+                        "{2} tolerance {3:e}",
+                        error, index, stringifyElementKind(kind),
+                        getTolerance(kind))
+              .str(),
+          nullptr, error);
+      return false;
+    }
+  }
+  return true;
+}
+
+CandidateRecord ke::readCandidateReport(const ChildResult &child,
+                                        const Schedule *schedule) {
+  CandidateRecord record;
+  if (schedule)
+    record.schedule = *schedule;
+  if (child.status == ChildResult::Status::TimedOut) {
+    record.error = ErrorClass::Timeout;
+    record.message = child.describe();
+    return record;
+  }
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(child.report);
+  const llvm::json::Object *report = parsed ? parsed->getAsObject() : nullptr;
+  if (!parsed)
+    llvm::consumeError(parsed.takeError());
+  if (!child.succeeded() || !report) {
+    record.error = ErrorClass::Crash;
+    record.message = "the candidate's process ended with " + child.describe();
+    return record;
+  }
+  record.error = parseErrorClass(report->getString("error").value_or("crash"))
+                     .value_or(ErrorClass::Crash);
+  record.message = report->getString("message").value_or("").str();
+  record.relativeError = report->getNumber("relative_error").value_or(0);
+  record.earlyStop = report->getBoolean("early_stop").value_or(false);
+  if (const llvm::json::Array *seconds = report->getArray("seconds")) {
+    for (const llvm::json::Value &s : *seconds)
+      record.measurement.seconds.push_back(s.getAsNumber().value_or(0));
+    record.measurement.median = median(record.measurement.seconds);
+  }
+  return record;
+}

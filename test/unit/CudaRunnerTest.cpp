@@ -1,0 +1,315 @@
+//===- CudaRunnerTest.cpp - CUDA runner and GPU evaluation without a GPU --===//
+//
+// What can be checked on a machine without a GPU: launch parameters packed
+// from GpuLaunchArgument, a missing driver or device reported as such (in
+// child processes: CUDA state, even a failed load, stays out of the test
+// process), and the GPU evaluator's records when building or running fails.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtils.h"
+
+#include "ke/Runtime/ChildProcess.h"
+#include "ke/Runtime/CudaRunner.h"
+#include "ke/Search/GpuEvaluator.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace ke;
+using ke::testing::IRTest;
+
+namespace {
+
+GpuLaunchArgument field(unsigned buffer, unsigned index) {
+  GpuLaunchArgument a;
+  a.kind = GpuLaunchArgument::Kind::BufferField;
+  a.buffer = buffer;
+  a.field = index;
+  return a;
+}
+
+GpuLaunchArgument constant(GpuLaunchArgument::Kind kind, int64_t value) {
+  GpuLaunchArgument a;
+  a.kind = kind;
+  a.value = value;
+  return a;
+}
+
+TEST(LaunchParametersTest, MemrefDescriptorsAndCapturedConstants) {
+  // A kernel outlined from a 2-d memref and a 1-d memref, then the values
+  // outlining captured: MLIR's expanded descriptor order (allocated,
+  // aligned, offset, sizes, strides) per memref.
+  GpuLaunch launch;
+  launch.kernelName = "kernel_0";
+  for (unsigned f = 0; f < 7; ++f)
+    launch.arguments.push_back(field(0, f));
+  for (unsigned f = 0; f < 5; ++f)
+    launch.arguments.push_back(field(1, f));
+  float scale = 0.5f;
+  uint32_t scaleBits;
+  std::memcpy(&scaleBits, &scale, 4);
+  double big = 2.25;
+  int64_t bigBits;
+  std::memcpy(&bigBits, &big, 8);
+  launch.arguments.push_back(constant(GpuLaunchArgument::Kind::Index, 256));
+  launch.arguments.push_back(constant(GpuLaunchArgument::Kind::F32, scaleBits));
+  launch.arguments.push_back(constant(GpuLaunchArgument::Kind::I32, -3));
+  launch.arguments.push_back(constant(GpuLaunchArgument::Kind::F64, bigBits));
+
+  llvm::SmallVector<int64_t> shapeA = {24, 36}, shapeB = {7};
+  llvm::SmallVector<DeviceBufferRef> buffers = {{0x7000000000, shapeA},
+                                                {0x7000100000, shapeB}};
+  llvm::Expected<LaunchParameters> packed =
+      packLaunchArguments(launch, buffers);
+  ASSERT_TRUE(bool(packed)) << llvm::toString(packed.takeError());
+  ASSERT_EQ(packed->size(), 16u);
+  llvm::SmallVector<uint64_t> expected = {
+      0x7000000000, 0x7000000000, 0, 24, 36, 36, 1, // A: rank 2
+      0x7000100000, 0x7000100000, 0, 7, 1};         // B: rank 1
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(packed->getSlot(i), expected[i]) << "parameter " << i;
+    EXPECT_EQ(packed->getSizeInBytes(i), 8u);
+  }
+  EXPECT_EQ(packed->getSlot(12), 256u);
+  // 32-bit values: 4 bytes at the start of their slot.
+  EXPECT_EQ(packed->getSizeInBytes(13), 4u);
+  float readScale;
+  std::memcpy(&readScale, packed->data()[13], 4);
+  EXPECT_EQ(readScale, 0.5f);
+  int32_t readInt;
+  std::memcpy(&readInt, packed->data()[14], 4);
+  EXPECT_EQ(readInt, -3);
+  double readBig;
+  std::memcpy(&readBig, packed->data()[15], 8);
+  EXPECT_EQ(readBig, 2.25);
+  // Each pointer points at its own slot, and moving keeps them valid.
+  LaunchParameters moved = std::move(*packed);
+  for (size_t i = 0; i < moved.size(); ++i)
+    EXPECT_EQ(*static_cast<uint64_t *>(moved.data()[i]), moved.getSlot(i));
+}
+
+TEST(LaunchParametersTest, RowMajorStridesOfHigherRanks) {
+  GpuLaunch launch;
+  for (unsigned f = 0; f < 3 + 2 * 4; ++f)
+    launch.arguments.push_back(field(0, f));
+  llvm::SmallVector<int64_t> shape = {2, 3, 4, 5};
+  llvm::Expected<LaunchParameters> packed =
+      packLaunchArguments(launch, {{0x1000, shape}});
+  ASSERT_TRUE(bool(packed)) << llvm::toString(packed.takeError());
+  llvm::SmallVector<uint64_t> tail = {2, 3, 4, 5, 60, 20, 5, 1};
+  for (size_t i = 0; i < tail.size(); ++i)
+    EXPECT_EQ(packed->getSlot(3 + i), tail[i]) << "field " << 3 + i;
+}
+
+TEST(LaunchParametersTest, ZeroDimensionalBuffersHaveThreeFields) {
+  GpuLaunch launch;
+  for (unsigned f = 0; f < 3; ++f)
+    launch.arguments.push_back(field(0, f));
+  llvm::Expected<LaunchParameters> packed =
+      packLaunchArguments(launch, {{0x2000, {}}});
+  ASSERT_TRUE(bool(packed)) << llvm::toString(packed.takeError());
+  EXPECT_EQ(packed->getSlot(1), 0x2000u);
+  EXPECT_EQ(packed->getSlot(2), 0u);
+}
+
+TEST(LaunchParametersTest, OutOfRangeArgumentsAreErrors) {
+  llvm::SmallVector<int64_t> shape = {4, 4};
+  GpuLaunch badBuffer;
+  badBuffer.kernelName = "k";
+  badBuffer.arguments.push_back(field(3, 0));
+  llvm::Expected<LaunchParameters> packed =
+      packLaunchArguments(badBuffer, {{0x1000, shape}});
+  ASSERT_FALSE(bool(packed));
+  EXPECT_NE(llvm::toString(packed.takeError()).find("names buffer #3"),
+            std::string::npos);
+
+  GpuLaunch badField;
+  badField.kernelName = "k";
+  badField.arguments.push_back(field(0, 7));
+  packed = packLaunchArguments(badField, {{0x1000, shape}});
+  ASSERT_FALSE(bool(packed));
+  EXPECT_NE(llvm::toString(packed.takeError()).find("has 7 fields"),
+            std::string::npos);
+}
+
+/// Runs openCudaDevice in a child with $KE_CUDA_LIBRARY set to `library`
+/// (unset when empty); returns its error message, or "opened <name>".
+std::string openInChild(const char *library) {
+  ChildResult child = runInChild(
+      [&](llvm::raw_ostream &report) -> int {
+        if (library)
+          setenv("KE_CUDA_LIBRARY", library, 1);
+        llvm::Expected<std::unique_ptr<CudaDevice>> device = openCudaDevice(0);
+        if (!device)
+          report << llvm::toString(device.takeError());
+        else
+          report << "opened " << (*device)->getInfo().name;
+        return 0;
+      },
+      60);
+  EXPECT_TRUE(child.succeeded()) << child.describe();
+  return child.report;
+}
+
+TEST(CudaDeviceTest, MissingDriverLibraryIsReported) {
+  std::string message = openInChild("/nonexistent/libcuda.so.1");
+  EXPECT_EQ(message.find("no CUDA driver (/nonexistent/libcuda.so.1 not "
+                         "found"),
+            0u)
+      << message;
+}
+
+TEST(CudaDeviceTest, ThisMachineHasADeviceOrSaysWhyNot) {
+  std::string message = openInChild(nullptr);
+  // Either this machine has a GPU, or the message says what is missing.
+  EXPECT_TRUE(llvm::StringRef(message).starts_with("opened ") ||
+              llvm::StringRef(message).starts_with("no CUDA driver") ||
+              llvm::StringRef(message).starts_with("no CUDA device"))
+      << message;
+}
+
+TEST(CudaDeviceTest, StubDriverHasNoDevice) {
+  // The CUDA toolkit's link stub exports every symbol but initializes
+  // nothing: the runner must report it, not crash.
+  const char *stub = "/usr/local/cuda/lib64/stubs/libcuda.so";
+  if (!llvm::sys::fs::exists(stub))
+    GTEST_SKIP() << "no CUDA toolkit stub at " << stub;
+  std::string message = openInChild(stub);
+  EXPECT_EQ(message.find("no CUDA device"), 0u) << message;
+}
+
+TEST(CudaDeviceTest, ProbeRunsInAChildAndReportsTheMissingDriver) {
+  setenv("KE_CUDA_LIBRARY", "/nonexistent/libcuda.so.1", 1);
+  llvm::Expected<CudaDeviceInfo> info = probeCudaDevice(0, 60);
+  unsetenv("KE_CUDA_LIBRARY");
+  ASSERT_FALSE(bool(info));
+  EXPECT_NE(llvm::toString(info.takeError()).find("no CUDA driver"),
+            std::string::npos);
+}
+
+TEST(CudaDeviceTest, DeviceInfoRoundTripsThroughJSON) {
+  CudaDeviceInfo info;
+  info.ordinal = 1;
+  info.name = "NVIDIA H200";
+  info.computeMajor = 9;
+  info.multiprocessors = 132;
+  info.l2CacheBytes = 60ull << 20;
+  info.totalMemoryBytes = 141ull << 30;
+  info.driverVersion = 13000;
+  llvm::Expected<CudaDeviceInfo> back = CudaDeviceInfo::fromJSON(info.toJSON());
+  ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(back->getChip(), "sm_90");
+  EXPECT_EQ(back->name, info.name);
+  EXPECT_EQ(back->l2CacheBytes, info.l2CacheBytes);
+  EXPECT_EQ(back->totalMemoryBytes, info.totalMemoryBytes);
+}
+
+/// A rule that emits a script doing nothing (the GPU builders below decide
+/// what happens).
+class EmptyScriptRule final : public SketchRule {
+public:
+  llvm::StringRef getName() const override { return "test.empty"; }
+  bool matches(mlir::Operation *, const TargetDescription &) const override {
+    return true;
+  }
+  KnobSpace getKnobSpace(mlir::Operation *,
+                         const TargetDescription &) const override {
+    return {};
+  }
+  std::string emitScript(mlir::Operation *, const TargetDescription &,
+                         const KnobAssignment &) const override {
+    return R"mlir(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    transform.yield
+  }
+})mlir";
+  }
+};
+
+class GpuEvaluatorTest : public IRTest {
+protected:
+  std::unique_ptr<GpuEvaluator> evaluatorFor(GpuKernelBuilder builder) {
+    Workload w = onlyWorkload(R"mlir(
+func.func @f(%a: tensor<24x20xf32>, %b: tensor<20x36xf32>, %c: tensor<24x36xf32>) -> tensor<24x36xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<24x20xf32>, tensor<20x36xf32>) outs(%c : tensor<24x36xf32>) -> tensor<24x36xf32>
+  return %r : tensor<24x36xf32>
+})mlir");
+    EvaluatorOptions options;
+    options.timeoutSeconds = 30;
+    mlir::FailureOr<std::unique_ptr<GpuEvaluator>> e =
+        GpuEvaluator::create(w.firstOp, cuda, options, std::move(builder));
+    EXPECT_TRUE(mlir::succeeded(e));
+    return mlir::succeeded(e) ? std::move(*e) : nullptr;
+  }
+
+  Schedule schedule() {
+    Schedule s;
+    s.rule = &rule;
+    return s;
+  }
+
+  TargetDescription cuda = llvm::cantFail(parseTarget("cuda:sm_90"));
+  EmptyScriptRule rule;
+};
+
+TEST_F(GpuEvaluatorTest, ReferenceRunsOnTheCpu) {
+  std::unique_ptr<GpuEvaluator> evaluator =
+      evaluatorFor(getDefaultGpuKernelBuilder());
+  ASSERT_TRUE(evaluator);
+  CandidateRecord reference = evaluator->evaluateReference();
+  EXPECT_EQ(reference.error, ErrorClass::None) << reference.message;
+  EXPECT_GT(reference.measurement.median, 0);
+  EXPECT_TRUE(evaluator->getKernelAnchor()->hasAttr(kAnchorAttr));
+}
+
+TEST_F(GpuEvaluatorTest, BuildFailuresAreCompileErrors) {
+  std::unique_ptr<GpuEvaluator> evaluator =
+      evaluatorFor([](mlir::ModuleOp, const TargetDescription &)
+                       -> llvm::Expected<GpuKernelBinary> {
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "the test builder refuses");
+      });
+  ASSERT_TRUE(evaluator);
+  CandidateRecord record = evaluator->evaluate(schedule());
+  EXPECT_EQ(record.error, ErrorClass::CompileError);
+  EXPECT_NE(record.message.find("the test builder refuses"), std::string::npos)
+      << record.message;
+  ASSERT_TRUE(record.schedule);
+}
+
+TEST_F(GpuEvaluatorTest, MissingDeviceIsALaunchErrorNotACrash) {
+  std::unique_ptr<GpuEvaluator> evaluator =
+      evaluatorFor([](mlir::ModuleOp, const TargetDescription &)
+                       -> llvm::Expected<GpuKernelBinary> {
+        GpuKernelBinary binary;
+        binary.format = "ptx";
+        binary.image = "// not really PTX";
+        return binary;
+      });
+  ASSERT_TRUE(evaluator);
+  // The child inherits the environment: no driver, whatever the machine.
+  setenv("KE_CUDA_LIBRARY", "/nonexistent/libcuda.so.1", 1);
+  CandidateRecord record = evaluator->evaluate(schedule());
+  unsetenv("KE_CUDA_LIBRARY");
+  EXPECT_EQ(record.error, ErrorClass::LaunchError);
+  EXPECT_NE(record.message.find("no CUDA driver"), std::string::npos)
+      << record.message;
+}
+
+TEST_F(GpuEvaluatorTest, CreateEvaluatorPicksTheGpuPathForCuda) {
+  Workload w = onlyWorkload(R"mlir(
+func.func @f(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
+  %r = linalg.exp ins(%a : tensor<8xf32>) outs(%b : tensor<8xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+})mlir");
+  mlir::FailureOr<std::unique_ptr<Evaluator>> e =
+      createEvaluator(w.firstOp, cuda, EvaluatorOptions());
+  ASSERT_TRUE(mlir::succeeded(e));
+  EXPECT_TRUE(dynamic_cast<GpuEvaluator *>(e->get()));
+}
+
+} // namespace
