@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuRules.h"
+#include "GpuRules.h"
 
 using namespace ke;
 
@@ -22,12 +23,16 @@ llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
   // samples all that match.
   static const SketchRule *const cpuRules[] = {
       &getCpuSoftmaxRule(), &getCpuTilingRule(), &getCpuRfactorRule()};
+  // gpu.elementwise takes every structured op, so it comes last.
+  static const SketchRule *const cudaRules[] = {
+      &getGpuReduceRule(), &getGpuTileRule(), &getGpuElementwiseRule()};
   switch (family) {
   case TargetFamily::Cpu:
     return cpuRules;
   case TargetFamily::Cuda:
+    return cudaRules;
   case TargetFamily::Rocm:
-    return {}; // issues #5 and #6
+    return {}; // issue #6
   }
   return {};
 }

@@ -62,6 +62,13 @@ struct GpuKernelBinary {
   std::string assembly;
   /// Launches in order; the kernel module's buffers persist across them.
   std::vector<GpuLaunch> launches;
+  /// What the assembler (ptxas -v) reported, when it ran: its messages, the
+  /// most registers any kernel uses per thread, and the bytes all kernels
+  /// spill to local memory (0 when it did not run).
+  std::string assemblerLog;
+  uint32_t registers = 0;
+  uint64_t spillStoreBytes = 0;
+  uint64_t spillLoadBytes = 0;
 };
 
 } // namespace ke

@@ -1,0 +1,38 @@
+//===- GpuElementwiseRule.cpp - Parallel loops over blocks and threads ----===//
+//
+// gpu.elementwise: every structured op on static tensors (elementwise ops,
+// pooling, fills, copies, and reductions the other rules do not take): the
+// innermost parallel loops are tiled over enough blocks to fill the GPU,
+// each thread takes a vector-wide tile (128-bit loads and stores), and
+// reduction loops (pooling windows) run inside the thread. See GpuTiling.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuTiling.h"
+
+using namespace mlir;
+using namespace ke;
+
+namespace {
+
+class GpuElementwiseRule final : public GpuTilingRule {
+public:
+  GpuElementwiseRule() : GpuTilingRule(/*contractions=*/false) {}
+
+  llvm::StringRef getName() const override { return "gpu.elementwise"; }
+
+  bool matches(Operation *anchor,
+               const TargetDescription &target) const override {
+    auto op = dyn_cast<linalg::LinalgOp>(anchor);
+    return target.isGpu() && op && op.hasPureTensorSemantics() &&
+           op->getNumResults() >= 1 &&
+           llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic);
+  }
+};
+
+} // namespace
+
+const SketchRule &ke::getGpuElementwiseRule() {
+  static const GpuElementwiseRule rule;
+  return rule;
+}

@@ -1,0 +1,246 @@
+//===- GpuReduceRule.cpp - Reductions across the threads of a block -------===//
+//
+// gpu.reduce: rows (the parallel loops) map to blocks, `block` rows each;
+// the innermost reduction loop is split across the block's `threads`
+// threads (transform.structured.tile_reduction_using_forall mapped to
+// #gpu.thread<x>): each thread reduces its chunk, `kvec` elements at a time
+// in vector registers, into a partial result in shared memory; after a
+// barrier one thread per row combines the partials. The thread count is a
+// multiple of the target's warp (wavefront) size.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuRules.h"
+
+#include "ke/Workload/Kernel.h"
+#include "ke/Workload/Workload.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace ke;
+
+namespace {
+
+/// A body that combines the input with the accumulator by one operation
+/// whose neutral element MLIR knows (tile_reduction_using_forall needs it).
+bool hasSimpleCombiner(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (!body || body->getOperations().size() != 2)
+    return false;
+  Operation &combiner = body->front();
+  return isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp, arith::MinimumFOp,
+             arith::MaxNumFOp, arith::MinNumFOp, arith::AddIOp, arith::MulIOp,
+             arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp, arith::MinUIOp,
+             arith::AndIOp, arith::OrIOp, arith::XOrIOp>(combiner) &&
+         llvm::is_contained(combiner.getOperands(),
+                            body->getArguments().back());
+}
+
+struct ReduceSizes {
+  unsigned k = 0;
+  int64_t rows = 1, threads = 32, kvec = 1;
+  /// Block tiles by anchor loop: `rows` on the innermost mapped loop, 1 on
+  /// the other mapped loops, 0 on the reduction.
+  SmallVector<int64_t> block;
+};
+
+ReduceSizes getReduceSizes(const GpuLoops &loops, const KnobAssignment &knobs,
+                           const TargetDescription &target) {
+  ReduceSizes s;
+  s.k = loops.ranges.size() - 1;
+  s.block.assign(loops.ranges.size(), 0);
+  for (unsigned loop : loops.mapped)
+    s.block[loop] = 1;
+  unsigned rowLoop = loops.mapped.back();
+  s.rows = std::min(knobs.get(gpuKnobName("block", rowLoop), 1),
+                    loops.ranges[rowLoop]);
+  s.block[rowLoop] = s.rows;
+  s.threads = knobs.get("threads", target.gpu.warpSize);
+  s.kvec = knobs.get(gpuKnobName("kvec", s.k), 1);
+  return s;
+}
+
+class GpuReduceRule final : public SketchRule {
+public:
+  llvm::StringRef getName() const override { return "gpu.reduce"; }
+
+  bool matches(Operation *anchor,
+               const TargetDescription &target) const override {
+    auto op = dyn_cast<linalg::LinalgOp>(anchor);
+    if (!target.isGpu() || !op || !op.hasPureTensorSemantics() ||
+        op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 1 ||
+        classifyWorkload(op) != WorkloadKind::Reduction ||
+        !hasSimpleCombiner(op))
+      return false;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (llvm::any_of(ranges, ShapedType::isDynamic))
+      return false;
+    // The reduction must be the innermost loop, long enough to split over a
+    // warp, and there must be rows for the blocks.
+    GpuLoops loops = analyzeGpuLoops(op);
+    return op.getIteratorTypesArray().back() == utils::IteratorType::reduction &&
+           ranges.back() >= 2 * int64_t(target.gpu.warpSize) &&
+           !loops.mapped.empty();
+  }
+
+  KnobSpace getKnobSpace(Operation *anchor,
+                         const TargetDescription &target) const override {
+    GpuLoops loops = analyzeGpuLoops(cast<linalg::LinalgOp>(anchor));
+    int64_t k = loops.ranges.back();
+    unsigned rowLoop = loops.mapped.back();
+    KnobSpace space;
+    Knob rows{gpuKnobName("block", rowLoop),
+              tileCandidates(loops.ranges[rowLoop], 8), 0};
+    space.knobs.push_back(rows);
+    Knob threads{"threads", {}, 0};
+    int64_t warp = target.gpu.warpSize;
+    for (int64_t t = warp;
+         t <= std::min<int64_t>(target.gpu.maxThreadsPerBlock, k); t *= 2)
+      threads.choices.push_back(t);
+    // A few vectors per thread by default, at most eight warps.
+    int64_t vector = vectorElements(loops.elementBits);
+    threads.defaultIndex = nearestChoice(
+        threads.choices, std::min<int64_t>(8 * warp, k / (2 * vector)));
+    if (threads.choices[threads.defaultIndex] > k / (2 * vector) &&
+        threads.defaultIndex > 0)
+      --threads.defaultIndex;
+    space.knobs.push_back(threads);
+    Knob kvec{gpuKnobName("kvec", loops.ranges.size() - 1),
+              tileCandidates(k / warp, 16), 0};
+    kvec.defaultIndex = nearestChoice(kvec.choices, vector);
+    space.knobs.push_back(kvec);
+    return space;
+  }
+
+  LogicalResult checkLimits(Operation *anchor, const TargetDescription &target,
+                            const KnobAssignment &knobs,
+                            std::string &reason) const override {
+    GpuLoops loops = analyzeGpuLoops(cast<linalg::LinalgOp>(anchor));
+    ReduceSizes s = getReduceSizes(loops, knobs, target);
+    if (s.rows > s.threads) {
+      reason = "more rows per block than threads to combine them";
+      return failure();
+    }
+    int64_t bytes = s.rows * s.threads * std::max(4u, loops.elementBits / 8);
+    if (uint64_t(bytes) > staticSharedMemoryLimit(target)) {
+      reason = llvm::formatv("{0} bytes of partial results exceed the static "
+                             "shared memory",
+                             bytes);
+      return failure();
+    }
+    return checkBlockLimits(target, {s.threads, 1, 1},
+                            s.rows * s.kvec + 24, reason);
+  }
+
+  std::string emitScript(Operation *anchor, const TargetDescription &target,
+                         const KnobAssignment &knobs) const override {
+    auto op = cast<linalg::LinalgOp>(anchor);
+    GpuLoops loops = analyzeGpuLoops(op);
+    ReduceSizes s = getReduceSizes(loops, knobs, target);
+    unsigned n = loops.ranges.size();
+    ScriptWriter w;
+    w.comment("sketch gpu.reduce: " + knobs.str());
+    std::string current = w.match(anchor->getName().getStringRef(), kAnchorAttr);
+    bool hasProducers = findGpuNeighbours(anchor).hasProducers;
+    std::string producers;
+    if (hasProducers)
+      producers = w.match("", kProducerAttr);
+    w.comment("S: rows per block");
+    std::string forall;
+    current = tileUsingForallMapped(w, current, s.block,
+                                    mappingList("block", loops, loops.mapped),
+                                    forall);
+    if (hasProducers)
+      w.fuseInto(producers, forall);
+
+    w.comment("R: the reduction split across the block's threads");
+    std::string fill = w.fresh("fill"), partial = w.fresh("partial"),
+                combine = w.fresh("combine"), threads = w.fresh("forall");
+    SmallVector<int64_t> numThreads(n, 0);
+    numThreads[s.k] = s.threads;
+    w.line(llvm::formatv(
+        "{0}, {1}, {2}, {3} = transform.structured.tile_reduction_using_forall "
+        "{4} by num_threads = {5} mapping = [#gpu.thread<x>] : "
+        "(!transform.any_op) -> (!transform.any_op, !transform.any_op, "
+        "!transform.any_op, !transform.any_op)",
+        fill, partial, combine, threads, current,
+        ScriptWriter::list(numThreads)));
+    // The partial results: [rows..., threads], one column per thread, each
+    // initialized by its own thread (no race with the others' writes), in
+    // shared memory so that the combining threads read them.
+    // The partial results have the anchor's rank: [rows..., threads].
+    SmallVector<int64_t> column(n, 0);
+    column.back() = 1;
+    std::string fillForall;
+    tileUsingForallMapped(w, fill, column, "[#gpu.thread<x>]", fillForall);
+    w.line(llvm::formatv(
+        "{0}, {1} = transform.structured.bufferize_to_allocation {2} "
+        "{{memory_space = #gpu.address_space<workgroup>, "
+        "bufferize_destination_only} : !transform.any_op",
+        w.fresh("shared"), w.fresh("ops"), fillForall));
+    // One thread per row combines (and, before, initializes) the output.
+    SmallVector<unsigned> rowLoops;
+    SmallVector<int64_t> rowTiles = mapToResult(op, rowTilesOf(loops), &rowLoops);
+    std::string combineForall;
+    SmallVector<int64_t> combineTiles = rowTiles;
+    combineTiles.push_back(0);
+    w.comment("one thread per row combines the partial results");
+    tileUsingForallMapped(w, combine, combineTiles, "[#gpu.thread<x>]",
+                          combineForall);
+    if (hasProducers) {
+      std::string producerForall;
+      tileUsingForallMapped(w, producers, rowTiles, "[#gpu.thread<x>]",
+                            producerForall);
+    }
+    w.comment("each thread's chunk, kvec elements at a time");
+    SmallVector<int64_t> inner(n, 0);
+    inner[s.k] = s.kvec;
+    for (unsigned loop : loops.mapped)
+      inner[loop] = 1;
+    SmallVector<std::string> innerLoops;
+    w.tileUsingFor(partial, inner, innerLoops);
+    emitGpuEpilogue(w, {s.threads, 1, 1}, /*mapToBlocks=*/true);
+    return w.finish();
+  }
+
+  LoopNestDescription
+  describeLoopNest(Operation *anchor, const TargetDescription &target,
+                   const KnobAssignment &knobs) const override {
+    GpuLoops loops = analyzeGpuLoops(cast<linalg::LinalgOp>(anchor));
+    ReduceSizes s = getReduceSizes(loops, knobs, target);
+    LoopNestDescription d;
+    d.ranges = loops.ranges;
+    d.reduction.assign(loops.ranges.size(), false);
+    d.reduction[s.k] = true;
+    d.addLevel(TileLevelRole::Threads, s.block, /*parallel=*/true);
+    SmallVector<int64_t> chunks(loops.ranges.size(), 0);
+    chunks[s.k] = llvm::divideCeil(loops.ranges[s.k], s.threads);
+    d.addLevel(TileLevelRole::Register, chunks, /*parallel=*/true);
+    SmallVector<int64_t> inner(loops.ranges.size(), 0);
+    inner[s.k] = s.kvec;
+    d.addLevel(TileLevelRole::Inner, inner, /*parallel=*/false);
+    d.threads = s.threads;
+    d.vectorLoop = s.k;
+    d.vectorWidth = d.levels.back().tile[s.k];
+    return d;
+  }
+
+private:
+  /// Tile sizes of the row loops that give one row per thread: 1 on the
+  /// innermost mapped loop, 0 elsewhere (the other mapped loops are 1 per
+  /// block already).
+  static SmallVector<int64_t> rowTilesOf(const GpuLoops &loops) {
+    SmallVector<int64_t> tiles(loops.ranges.size(), 0);
+    tiles[loops.mapped.back()] = 1;
+    return tiles;
+  }
+};
+
+} // namespace
+
+const SketchRule &ke::getGpuReduceRule() {
+  static const GpuReduceRule rule;
+  return rule;
+}

@@ -1,0 +1,120 @@
+//===- GpuRules.h - The GPU sketch rules and what they share ----*- C++ -*-===//
+//
+// GPU sketches map the anchor's outer parallel loops to blocks and threads
+// with scf.forall (#gpu.block / #gpu.thread mappings), keep reductions and
+// the rest of the nest in each thread, vectorize, bufferize and map the
+// foralls to a gpu.launch themselves, so a script is complete and
+// replayable on its own (ke/Codegen/GpuPipeline.h lowers the result).
+// Everything about the machine comes from the target's GpuDescription: the
+// warp (wavefront) size, threads and shared memory per block, registers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KE_LIB_SKETCH_GPURULES_H
+#define KE_LIB_SKETCH_GPURULES_H
+
+#include "ScriptWriter.h"
+
+#include "ke/Sketch/SketchRule.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <array>
+
+namespace ke {
+
+/// Contractions and convolutions: block, thread and register tiles,
+/// reduction tiles, shared-memory promotion (GpuTileRule.cpp).
+const SketchRule &getGpuTileRule();
+/// Reductions split across the threads of a block (GpuReduceRule.cpp).
+const SketchRule &getGpuReduceRule();
+/// Everything else (elementwise, pooling, fills, reductions that cannot be
+/// split): parallel loops over blocks and threads (GpuElementwiseRule.cpp).
+const SketchRule &getGpuElementwiseRule();
+
+/// The loops of an anchor as the GPU rules see them.
+struct GpuLoops {
+  llvm::SmallVector<int64_t> ranges;
+  llvm::SmallVector<unsigned> parallel, reduction;
+  /// The (up to three) innermost parallel loops with more than one
+  /// iteration, outermost first: they map to blocks and threads z, y, x
+  /// (the last one to x, whose threads are adjacent in a warp).
+  llvm::SmallVector<unsigned> mapped;
+  /// The innermost reduction loop with more than one iteration.
+  std::optional<unsigned> innerReduction;
+  /// Bits of the first result's element type (at least 8).
+  unsigned elementBits = 32;
+};
+
+GpuLoops analyzeGpuLoops(mlir::linalg::LinalgOp op);
+
+/// "block.d3", "thread.d0", ...
+std::string gpuKnobName(llvm::StringRef level, unsigned loop);
+
+/// Index of the first choice >= value (the last when none is).
+unsigned nearestChoice(llvm::ArrayRef<int64_t> choices, int64_t value);
+
+/// Elements of one 128-bit access: the vector width for loads and stores.
+int64_t vectorElements(unsigned elementBits);
+
+/// Threads along each mapped loop (x last) for block tiles `block` and
+/// thread tiles `thread` (both indexed by anchor loop).
+llvm::SmallVector<int64_t> threadsPerLoop(const GpuLoops &loops,
+                                          llvm::ArrayRef<int64_t> block,
+                                          llvm::ArrayRef<int64_t> thread);
+
+/// Block dimensions [x, y, z] of the mapped loops' thread counts.
+std::array<int64_t, 3> blockDims(llvm::ArrayRef<int64_t> threads);
+
+/// Checks the block against the target: threads per block, per dimension
+/// (z at most 64) and, with `registersPerThread`, the register file.
+mlir::LogicalResult checkBlockLimits(const TargetDescription &target,
+                                     std::array<int64_t, 3> dims,
+                                     int64_t registersPerThread,
+                                     std::string &reason);
+
+/// The most static shared memory (workgroup attributions) a block may use:
+/// the target's limit, at most 48 KiB on CUDA (more needs the dynamic
+/// opt-in, which static attributions cannot use).
+uint64_t staticSharedMemoryLimit(const TargetDescription &target);
+
+/// `#gpu.block<x>` or `#gpu.thread<y>` ... for mapped position `position`
+/// of `count` (the last position is x).
+std::string mappingAttr(llvm::StringRef kind, unsigned position,
+                        unsigned count);
+
+/// The mapping list of a forall that tiles the anchor loops `tiled` (in
+/// forall dimension order) among `loops.mapped`.
+std::string mappingList(llvm::StringRef kind, const GpuLoops &loops,
+                        llvm::ArrayRef<unsigned> tiled);
+
+/// tile_using_forall of `target` by `sizes` with `mapping`; returns the
+/// tiled op and sets `forall`.
+std::string tileUsingForallMapped(ScriptWriter &w, const std::string &target,
+                                  llvm::ArrayRef<int64_t> sizes,
+                                  const std::string &mapping,
+                                  std::string &forall);
+
+/// Anchor-loop tile sizes as tile sizes of an op whose loops are the
+/// dimensions of the anchor's first result (a fill of its init, its
+/// elementwise consumer); `loopsOut` receives the anchor loop of each.
+llvm::SmallVector<int64_t> mapToResult(mlir::linalg::LinalgOp op,
+                                       llvm::ArrayRef<int64_t> anchorTiles,
+                                       llvm::SmallVectorImpl<unsigned> *loopsOut =
+                                           nullptr);
+
+/// Vectorizes the function, bufferizes it and maps its block forall(s) to a
+/// gpu.launch with `dims` threads (no launch when `mapToBlocks` is false:
+/// the pipeline then runs the function on one thread).
+void emitGpuEpilogue(ScriptWriter &w, std::array<int64_t, 3> dims,
+                     bool mapToBlocks);
+
+/// The fused neighbours of a kernel's anchor (see ke/Workload/Kernel.h).
+struct GpuNeighbours {
+  mlir::Operation *consumer = nullptr;
+  bool hasProducers = false;
+};
+GpuNeighbours findGpuNeighbours(mlir::Operation *anchor);
+
+} // namespace ke
+
+#endif // KE_LIB_SKETCH_GPURULES_H

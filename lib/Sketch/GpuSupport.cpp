@@ -1,0 +1,188 @@
+//===- GpuSupport.cpp - What the GPU sketch rules share -------------------===//
+
+#include "GpuRules.h"
+
+#include "ke/Workload/Kernel.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace ke;
+
+GpuLoops ke::analyzeGpuLoops(linalg::LinalgOp op) {
+  GpuLoops loops;
+  loops.ranges = op.getStaticLoopRanges();
+  for (auto [index, type] : llvm::enumerate(op.getIteratorTypesArray()))
+    (type == utils::IteratorType::parallel ? loops.parallel : loops.reduction)
+        .push_back(index);
+  for (unsigned loop : llvm::reverse(loops.parallel))
+    if (loops.mapped.size() < 3 && loops.ranges[loop] > 1)
+      loops.mapped.insert(loops.mapped.begin(), loop);
+  for (unsigned loop : llvm::reverse(loops.reduction))
+    if (loops.ranges[loop] > 1) {
+      loops.innerReduction = loop;
+      break;
+    }
+  if (op->getNumResults() > 0) {
+    Type element = getElementTypeOrSelf(op->getResult(0).getType());
+    if (element.isIntOrFloat())
+      loops.elementBits = std::max(8u, element.getIntOrFloatBitWidth());
+  }
+  return loops;
+}
+
+std::string ke::gpuKnobName(llvm::StringRef level, unsigned loop) {
+  return (level + ".d" + llvm::Twine(loop)).str();
+}
+
+unsigned ke::nearestChoice(ArrayRef<int64_t> choices, int64_t value) {
+  auto it = llvm::lower_bound(choices, value);
+  return it == choices.end() ? choices.size() - 1 : it - choices.begin();
+}
+
+int64_t ke::vectorElements(unsigned elementBits) {
+  return std::max<int64_t>(1, 128 / elementBits);
+}
+
+SmallVector<int64_t> ke::threadsPerLoop(const GpuLoops &loops,
+                                        ArrayRef<int64_t> block,
+                                        ArrayRef<int64_t> thread) {
+  SmallVector<int64_t> threads;
+  for (unsigned loop : loops.mapped) {
+    int64_t b = std::min(block[loop], loops.ranges[loop]);
+    int64_t t = std::min(std::max<int64_t>(1, thread[loop]), b);
+    threads.push_back(llvm::divideCeil(b, t));
+  }
+  return threads;
+}
+
+std::array<int64_t, 3> ke::blockDims(ArrayRef<int64_t> threads) {
+  std::array<int64_t, 3> dims{1, 1, 1};
+  for (auto [position, count] : llvm::enumerate(llvm::reverse(threads)))
+    dims[position] = count;
+  return dims;
+}
+
+LogicalResult ke::checkBlockLimits(const TargetDescription &target,
+                                   std::array<int64_t, 3> dims,
+                                   int64_t registersPerThread,
+                                   std::string &reason) {
+  int64_t threads = dims[0] * dims[1] * dims[2];
+  if (threads > target.gpu.maxThreadsPerBlock) {
+    reason = llvm::formatv("{0} threads per block exceed the {1} allowed",
+                           threads, target.gpu.maxThreadsPerBlock);
+    return failure();
+  }
+  // Per-dimension limits of CUDA and HIP alike.
+  if (dims[0] > 1024 || dims[1] > 1024 || dims[2] > 64) {
+    reason = llvm::formatv("block of {0}x{1}x{2} threads exceeds the "
+                           "per-dimension limits (1024, 1024, 64)",
+                           dims[0], dims[1], dims[2]);
+    return failure();
+  }
+  if (registersPerThread > target.gpu.maxRegistersPerThread) {
+    reason = llvm::formatv("about {0} registers per thread exceed the {1} "
+                           "allowed",
+                           registersPerThread,
+                           target.gpu.maxRegistersPerThread);
+    return failure();
+  }
+  if (registersPerThread * threads > target.gpu.registersPerMultiprocessor) {
+    reason = llvm::formatv("{0} threads of about {1} registers exceed the {2} "
+                           "registers of a multiprocessor",
+                           threads, registersPerThread,
+                           target.gpu.registersPerMultiprocessor);
+    return failure();
+  }
+  return success();
+}
+
+uint64_t ke::staticSharedMemoryLimit(const TargetDescription &target) {
+  uint64_t limit = target.gpu.sharedMemoryPerBlockBytes;
+  if (target.family == TargetFamily::Cuda)
+    limit = std::min<uint64_t>(limit, 48 * 1024);
+  return limit;
+}
+
+std::string ke::mappingAttr(llvm::StringRef kind, unsigned position,
+                            unsigned count) {
+  static const char *const ids[] = {"x", "y", "z"};
+  return ("#gpu." + kind + "<" + ids[count - 1 - position] + ">").str();
+}
+
+std::string ke::mappingList(llvm::StringRef kind, const GpuLoops &loops,
+                            ArrayRef<unsigned> tiled) {
+  SmallVector<std::string> attrs;
+  for (unsigned loop : tiled) {
+    unsigned position = llvm::find(loops.mapped, loop) - loops.mapped.begin();
+    attrs.push_back(mappingAttr(kind, position, loops.mapped.size()));
+  }
+  return "[" + llvm::join(attrs, ", ") + "]";
+}
+
+std::string ke::tileUsingForallMapped(ScriptWriter &w,
+                                      const std::string &target,
+                                      ArrayRef<int64_t> sizes,
+                                      const std::string &mapping,
+                                      std::string &forall) {
+  std::string tiled = w.fresh("op");
+  forall = w.fresh("forall");
+  w.line(tiled + ", " + forall + " = transform.structured.tile_using_forall " +
+         target + " tile_sizes " + ScriptWriter::list(sizes) +
+         " (mapping = " + mapping +
+         ") : (!transform.any_op) -> (!transform.any_op, !transform.any_op)");
+  return tiled;
+}
+
+SmallVector<int64_t> ke::mapToResult(linalg::LinalgOp op,
+                                     ArrayRef<int64_t> anchorTiles,
+                                     SmallVectorImpl<unsigned> *loopsOut) {
+  AffineMap map = op.getIndexingMapMatchingResult(op->getResult(0));
+  SmallVector<int64_t> tiles;
+  for (unsigned d = 0; d < map.getNumResults(); ++d) {
+    unsigned loop = map.getDimPosition(d);
+    tiles.push_back(anchorTiles[loop]);
+    if (loopsOut && anchorTiles[loop] != 0)
+      loopsOut->push_back(loop);
+  }
+  return tiles;
+}
+
+void ke::emitGpuEpilogue(ScriptWriter &w, std::array<int64_t, 3> dims,
+                         bool mapToBlocks) {
+  w.comment("vectorize the static per-thread tiles and lower the vector ops");
+  w.vectorizeFunction(
+      {"vector.lower_contraction lowering_strategy = \"outerproduct\"",
+       "vector.lower_multi_reduction lowering_strategy = \"innerreduction\"",
+       "vector.transfer_permutation_patterns", "vector.lower_outerproduct",
+       "canonicalization"});
+  std::string func = w.fresh("func"), bufferized = w.fresh("func");
+  w.line(func + " = transform.structured.match ops{[\"func.func\"]} in %root "
+                ": (!transform.any_op) -> !transform.any_op");
+  w.comment("bufferize in place on the kernel's buffers");
+  w.line(bufferized + " = transform.bufferization.one_shot_bufferize " + func +
+         " : (!transform.any_op) -> !transform.any_op");
+  if (!mapToBlocks)
+    return;
+  std::string launch = w.fresh("launch");
+  w.comment("block foralls -> gpu.launch, thread foralls -> thread ids "
+            "(with a barrier after each)");
+  w.line(launch + " = transform.gpu.map_forall_to_blocks " + bufferized +
+         " generate_gpu_launch : (!transform.any_op) -> !transform.any_op");
+  w.line(llvm::formatv("{0} = transform.gpu.map_nested_forall_to_threads {1} "
+                       "block_dims = [{2}, {3}, {4}] : (!transform.any_op) -> "
+                       "!transform.any_op",
+                       w.fresh("launch"), launch, dims[0], dims[1], dims[2]));
+}
+
+GpuNeighbours ke::findGpuNeighbours(Operation *anchor) {
+  GpuNeighbours n;
+  anchor->getParentOp()->walk([&](Operation *op) {
+    if (op->hasAttr(kConsumerAttr))
+      n.consumer = op;
+    if (op->hasAttr(kProducerAttr))
+      n.hasProducers = true;
+  });
+  return n;
+}

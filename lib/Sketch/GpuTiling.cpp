@@ -1,0 +1,440 @@
+//===- GpuTiling.cpp - Block/thread tiling shared by two GPU rules --------===//
+//
+//   S  tile_using_forall, #gpu.block   knobs block.dN    (mapped loops)
+//   R  tile_using_for on the innermost reduction, inputs padded and copied
+//      to shared memory by all threads  knobs promote, kblock.dK
+//   S  tile_using_forall, #gpu.thread  knobs thread.dN   (register tiles)
+//   R  tile_using_for on the rest       knob  kvec.dK
+// The anchor's fills and elementwise consumer are fused into the block
+// tiles (the consumer is tiled, the anchor fused into it) and get thread
+// foralls of the same thread tiles.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuTiling.h"
+
+#include "ke/Workload/Kernel.h"
+#include "ke/Workload/Workload.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace ke;
+
+namespace {
+
+std::string typeName(Type type) {
+  std::string text;
+  llvm::raw_string_ostream(text) << type;
+  return text;
+}
+
+/// Candidate values of the stage (kblock) knob: divisors of K from 4 up.
+SmallVector<int64_t> stageCandidates(int64_t range) {
+  SmallVector<int64_t> choices;
+  for (int64_t tile : tileCandidates(range, 64))
+    if (tile >= 4 && range % tile == 0)
+      choices.push_back(tile);
+  if (choices.empty())
+    choices.push_back(range);
+  return choices;
+}
+
+/// The shape of input `operand`'s tile within one stage of the reduction.
+SmallVector<int64_t> stagedOperandShape(linalg::LinalgOp op, OpOperand *operand,
+                                        const GpuLoops &loops,
+                                        const GpuTileSizes &sizes) {
+  AffineMap map = op.getMatchingIndexingMap(operand);
+  SmallVector<int64_t> shape;
+  for (unsigned d = 0; d < map.getNumResults(); ++d) {
+    unsigned loop = map.getDimPosition(d);
+    int64_t tile = sizes.stage[loop] ? sizes.stage[loop] : sizes.block[loop];
+    shape.push_back(tile ? std::min(tile, loops.ranges[loop])
+                         : loops.ranges[loop]);
+  }
+  return shape;
+}
+
+/// Shared memory the staged inputs take, in bytes.
+int64_t stagedBytes(linalg::LinalgOp op, const GpuLoops &loops,
+                    const GpuTileSizes &sizes) {
+  int64_t bytes = 0;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    int64_t elements = 1;
+    for (int64_t extent : stagedOperandShape(op, input, loops, sizes))
+      elements *= extent;
+    unsigned bits = getElementTypeOrSelf(input->get().getType())
+                        .getIntOrFloatBitWidth();
+    bytes += elements * std::max(1u, bits / 8);
+  }
+  return bytes;
+}
+
+/// Tiles of a cooperative copy of `shape` by `threads` threads: vector-wide
+/// pieces of the innermost dimension, the threads left spread over the
+/// outer ones; iterations never exceed `threads`.
+SmallVector<int64_t> copyTiles(ArrayRef<int64_t> shape, int64_t threads,
+                               int64_t vector) {
+  SmallVector<int64_t> tiles(shape.size(), 0);
+  int64_t last = shape.back();
+  while (vector > 1 && last % vector != 0)
+    vector /= 2;
+  int64_t cols = std::max(vector, int64_t(llvm::divideCeil(last, threads)));
+  tiles.back() = cols;
+  int64_t budget = threads / llvm::divideCeil(last, cols);
+  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d) {
+    int64_t spread = std::max<int64_t>(1, std::min(shape[d], budget));
+    tiles[d] = llvm::divideCeil(shape[d], spread);
+    budget = std::max<int64_t>(1, budget / llvm::divideCeil(shape[d], tiles[d]));
+  }
+  // A tile of the whole extent needs no forall dimension.
+  for (auto [d, tile] : llvm::enumerate(tiles))
+    if (tile >= shape[d])
+      tile = 0;
+  return tiles;
+}
+
+/// Registers one thread needs, roughly: accumulators, one stage of operand
+/// fragments, addressing.
+int64_t estimateRegisters(const GpuLoops &loops, const GpuTileSizes &sizes) {
+  int64_t words = std::max(1u, loops.elementBits / 32);
+  int64_t accumulators = 1, fragments = 0;
+  for (unsigned loop : loops.mapped) {
+    int64_t t = std::min(sizes.thread[loop], loops.ranges[loop]);
+    accumulators *= t;
+    fragments += t;
+  }
+  int64_t kvec = loops.innerReduction ? sizes.inner[*loops.innerReduction] : 1;
+  return accumulators * words + fragments * std::max<int64_t>(1, kvec) + 24;
+}
+
+} // namespace
+
+GpuTileSizes ke::getGpuTileSizes(const GpuLoops &loops,
+                                 const KnobAssignment &knobs) {
+  unsigned n = loops.ranges.size();
+  GpuTileSizes s;
+  s.block.assign(n, 0);
+  s.thread.assign(n, 0);
+  s.inner.assign(n, 0);
+  s.stage.assign(n, 0);
+  for (unsigned loop : loops.mapped) {
+    s.block[loop] = std::min(knobs.get(gpuKnobName("block", loop), 1),
+                             loops.ranges[loop]);
+    s.thread[loop] =
+        std::min(knobs.get(gpuKnobName("thread", loop), 1), s.block[loop]);
+  }
+  // Parallel loops that are not mapped run in each thread, one at a time.
+  for (unsigned loop : loops.parallel)
+    if (!llvm::is_contained(loops.mapped, loop) && loops.ranges[loop] > 1)
+      s.inner[loop] = 1;
+  for (unsigned loop : loops.reduction)
+    if (loops.ranges[loop] > 1)
+      s.inner[loop] = 1;
+  if (loops.innerReduction) {
+    unsigned k = *loops.innerReduction;
+    s.inner[k] = knobs.get(gpuKnobName("kvec", k), 1);
+    s.promote = knobs.get("promote", 0) != 0;
+    if (s.promote)
+      s.stage[k] = knobs.get(gpuKnobName("kblock", k), loops.ranges[k]);
+  }
+  s.threads = threadsPerLoop(loops, s.block, s.thread);
+  s.dims = blockDims(s.threads);
+  return s;
+}
+
+bool GpuTilingRule::canPromote(linalg::LinalgOp op) {
+  return op.getNumReductionLoops() == 1 && op.getNumDpsInits() == 1 &&
+         llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
+           auto type = dyn_cast<ShapedType>(operand->get().getType());
+           return type && type.getRank() > 0 &&
+                  op.getMatchingIndexingMap(operand).isProjectedPermutation();
+         });
+}
+
+KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
+                                      const TargetDescription &target) const {
+  auto op = cast<linalg::LinalgOp>(anchor);
+  GpuLoops loops = analyzeGpuLoops(op);
+  KnobSpace space;
+  int64_t vector = vectorElements(loops.elementBits);
+  // Eight warps (wavefronts) per block by default: enough to hide latency,
+  // few enough that several blocks share a multiprocessor.
+  int64_t budget =
+      std::min<int64_t>(8 * target.gpu.warpSize, target.gpu.maxThreadsPerBlock);
+  SmallVector<int64_t> blockDefaults, threadDefaults;
+  for (auto [position, loop] : llvm::enumerate(llvm::reverse(loops.mapped))) {
+    int64_t range = loops.ranges[loop];
+    // Register tiles: one 128-bit vector along x; 4 rows along y for
+    // contractions (outer products); 1 elsewhere.
+    int64_t thread = position == 0 ? vector : (contractions && position == 1 ? 4 : 1);
+    thread = std::min(thread, range);
+    int64_t cap = contractions && position == 0 && loops.mapped.size() > 1
+                      ? 16
+                      : budget;
+    int64_t threads = std::min<int64_t>(
+        {cap, budget,
+         int64_t(llvm::PowerOf2Ceil(llvm::divideCeil(range, thread))),
+         position == 2 ? 64 : 1024});
+    budget = std::max<int64_t>(1, budget / threads);
+    threadDefaults.insert(threadDefaults.begin(), thread);
+    blockDefaults.insert(blockDefaults.begin(),
+                         std::min(range, thread * threads));
+  }
+  int64_t maxBlock = contractions ? 256 : 1024;
+  for (auto [i, loop] : llvm::enumerate(loops.mapped)) {
+    Knob block{gpuKnobName("block", loop),
+               tileCandidates(loops.ranges[loop], maxBlock), 0};
+    block.defaultIndex = nearestChoice(block.choices, blockDefaults[i]);
+    space.knobs.push_back(block);
+  }
+  for (auto [i, loop] : llvm::enumerate(loops.mapped)) {
+    bool innermost = i + 1 == loops.mapped.size();
+    int64_t maxThread = contractions ? 8 : (innermost ? 2 * vector : 4);
+    Knob thread{gpuKnobName("thread", loop),
+                tileCandidates(loops.ranges[loop], maxThread), 0};
+    thread.defaultIndex = nearestChoice(thread.choices, threadDefaults[i]);
+    space.knobs.push_back(thread);
+  }
+  if (contractions && loops.innerReduction) {
+    unsigned k = *loops.innerReduction;
+    int64_t range = loops.ranges[k];
+    Knob kvec{gpuKnobName("kvec", k), tileCandidates(range, 16), 0};
+    kvec.defaultIndex = nearestChoice(kvec.choices, 4);
+    space.knobs.push_back(kvec);
+    if (canPromote(op)) {
+      Knob stage{gpuKnobName("kblock", k), stageCandidates(range), 0};
+      stage.defaultIndex = nearestChoice(stage.choices, 16);
+      space.knobs.push_back(stage);
+      space.knobs.push_back(Knob{"promote", {0, 1}, 0});
+      // Staging through shared memory by default wherever it is allowed.
+      KnobIndices defaults = getDefaultIndices(space);
+      defaults.back() = 1;
+      std::string reason;
+      if (succeeded(checkLimits(anchor, target,
+                                KnobAssignment(space, defaults), reason)))
+        space.knobs.back().defaultIndex = 1;
+    }
+  }
+  return space;
+}
+
+LogicalResult GpuTilingRule::checkLimits(Operation *anchor,
+                                         const TargetDescription &target,
+                                         const KnobAssignment &knobs,
+                                         std::string &reason) const {
+  auto op = cast<linalg::LinalgOp>(anchor);
+  GpuLoops loops = analyzeGpuLoops(op);
+  GpuTileSizes sizes = getGpuTileSizes(loops, knobs);
+  if (failed(checkBlockLimits(target, sizes.dims,
+                              estimateRegisters(loops, sizes), reason)))
+    return failure();
+  for (auto [position, loop] : llvm::enumerate(llvm::reverse(loops.mapped))) {
+    int64_t blocks = llvm::divideCeil(loops.ranges[loop], sizes.block[loop]);
+    if (position > 0 && blocks > 65535) {
+      reason = llvm::formatv("{0} blocks along a y/z grid dimension exceed "
+                             "65535",
+                             blocks);
+      return failure();
+    }
+  }
+  if (!sizes.promote)
+    return success();
+  // Staged tiles are copied without padding: they must be full.
+  for (unsigned loop : loops.mapped)
+    if (loops.ranges[loop] % sizes.block[loop] != 0 ||
+        sizes.block[loop] % sizes.thread[loop] != 0) {
+      reason = "shared-memory staging needs block tiles that divide the "
+               "loops and thread tiles that divide the block tiles";
+      return failure();
+    }
+  unsigned k = *loops.innerReduction;
+  if (loops.ranges[k] % sizes.stage[k] != 0) {
+    reason = "shared-memory staging needs a stage that divides the reduction";
+    return failure();
+  }
+  int64_t bytes = stagedBytes(op, loops, sizes);
+  if (uint64_t(bytes) > staticSharedMemoryLimit(target)) {
+    reason = llvm::formatv("{0} bytes of staged inputs exceed the {1} bytes "
+                           "of static shared memory",
+                           bytes, staticSharedMemoryLimit(target));
+    return failure();
+  }
+  return success();
+}
+
+std::string GpuTilingRule::emitScript(Operation *anchor,
+                                      const TargetDescription &target,
+                                      const KnobAssignment &knobs) const {
+  auto op = cast<linalg::LinalgOp>(anchor);
+  GpuLoops loops = analyzeGpuLoops(op);
+  GpuTileSizes sizes = getGpuTileSizes(loops, knobs);
+  unsigned n = loops.ranges.size();
+
+  ScriptWriter w;
+  w.comment("sketch " + getName().str() + ": " + knobs.str());
+  std::string current = w.match(anchor->getName().getStringRef(), kAnchorAttr);
+  GpuNeighbours neighbours = findGpuNeighbours(anchor);
+  std::string consumer, producers;
+  if (neighbours.consumer)
+    consumer = w.match("", kConsumerAttr);
+  if (neighbours.hasProducers)
+    producers = w.match("", kProducerAttr);
+  bool mapped = !loops.mapped.empty();
+
+  if (mapped) {
+    std::string forall;
+    if (neighbours.consumer) {
+      w.comment("S: block tiles of the consumer, the anchor fused into them");
+      SmallVector<unsigned> tiled;
+      SmallVector<int64_t> tiles = mapToResult(op, sizes.block, &tiled);
+      consumer = tileUsingForallMapped(w, consumer, tiles,
+                                       mappingList("block", loops, tiled),
+                                       forall);
+      w.fuseInto(current, forall);
+    } else {
+      w.comment("S: block tiles");
+      current = tileUsingForallMapped(w, current, sizes.block,
+                                      mappingList("block", loops, loops.mapped),
+                                      forall);
+    }
+    if (neighbours.hasProducers) {
+      w.comment("the fills of the anchor's inits, per block tile");
+      w.fuseInto(producers, forall);
+    }
+
+    if (sizes.promote) {
+      w.comment("R: stages of the reduction, inputs copied to shared memory");
+      SmallVector<std::string> stageLoops;
+      current = w.tileUsingFor(current, sizes.stage, stageLoops);
+      SmallVector<std::string> zeros;
+      SmallVector<int64_t> dims, nofold;
+      for (OpOperand &operand : op->getOpOperands()) {
+        Type type = getElementTypeOrSelf(operand.get().getType());
+        zeros.push_back(isa<FloatType>(type) ? "0.0 : " + typeName(type)
+                                             : "0 : " + typeName(type));
+        nofold.push_back(op.isDpsInput(&operand) ? 1 : 0);
+      }
+      for (unsigned loop = 0; loop < n; ++loop)
+        dims.push_back(loop);
+      std::string padded = w.fresh("op");
+      w.line(llvm::formatv(
+          "{0}, {1}, {2} = transform.structured.pad {3} {{padding_values = "
+          "[{4}], padding_dimensions = {5}, nofold_flags = {6}, copy_back_op "
+          "= \"none\"} : (!transform.any_op) -> (!transform.any_op, "
+          "!transform.any_op, !transform.any_op)",
+          padded, w.fresh("pad"), w.fresh("copy"), current,
+          llvm::join(zeros, ", "), ScriptWriter::list(dims),
+          ScriptWriter::list(nofold)));
+      current = padded;
+      int64_t threads = sizes.dims[0] * sizes.dims[1] * sizes.dims[2];
+      unsigned numInputs = op.getNumDpsInputs();
+      for (unsigned index = 0; index < numInputs; ++index) {
+        std::string producer = w.fresh("operand");
+        w.line(llvm::formatv("{0} = transform.get_producer_of_operand "
+                             "{1}[{2}] : (!transform.any_op) -> "
+                             "!transform.any_op",
+                             producer, current, index));
+        w.line(llvm::formatv(
+            "{0}, {1} = transform.structured.bufferize_to_allocation {2} "
+            "{{memory_space = #gpu.address_space<workgroup>, memcpy_op = "
+            "\"linalg.copy\", bufferize_destination_only} : !transform.any_op",
+            w.fresh("shared"), w.fresh("ops"), producer));
+      }
+      // The copies, one per input in operand order, each spread over the
+      // block's threads.
+      std::string copies = w.fresh("copies");
+      w.line(copies + " = transform.structured.match ops{[\"linalg.copy\"]} "
+                      "in " +
+             forall + " : (!transform.any_op) -> !transform.any_op");
+      SmallVector<std::string> copy;
+      SmallVector<std::string> types;
+      for (unsigned index = 0; index < numInputs; ++index) {
+        copy.push_back(w.fresh("copy"));
+        types.push_back("!transform.any_op");
+      }
+      w.line(llvm::join(copy, ", ") + " = transform.split_handle " + copies +
+             " : (!transform.any_op) -> (" + llvm::join(types, ", ") + ")");
+      for (auto [index, input] : llvm::enumerate(op.getDpsInputOperands())) {
+        SmallVector<int64_t> shape =
+            stagedOperandShape(op, input, loops, sizes);
+        unsigned bits =
+            getElementTypeOrSelf(input->get().getType()).getIntOrFloatBitWidth();
+        SmallVector<int64_t> tiles =
+            copyTiles(shape, threads, vectorElements(std::max(8u, bits)));
+        SmallVector<std::string> ids;
+        unsigned next = llvm::count_if(tiles, [](int64_t t) { return t != 0; });
+        for (int64_t tile : tiles)
+          if (tile != 0)
+            ids.push_back("#gpu.thread<linear_dim_" + std::to_string(--next) +
+                          ">");
+        if (ids.empty())
+          continue; // one thread's worth: nothing to spread
+        std::string copyForall;
+        w.comment("cooperative, vector-wide copy by all threads of the block");
+        tileUsingForallMapped(w, copy[index], tiles,
+                              "[" + llvm::join(ids, ", ") + "]", copyForall);
+      }
+    }
+
+    w.comment("S: thread tiles, one register tile per thread");
+    SmallVector<unsigned> tiled;
+    if (neighbours.hasProducers) {
+      SmallVector<int64_t> tiles = mapToResult(op, sizes.thread, &tiled);
+      std::string forall;
+      tileUsingForallMapped(w, producers, tiles,
+                            mappingList("thread", loops, tiled), forall);
+    }
+    std::string threadForall;
+    current = tileUsingForallMapped(w, current, sizes.thread,
+                                    mappingList("thread", loops, loops.mapped),
+                                    threadForall);
+    if (neighbours.consumer) {
+      tiled.clear();
+      SmallVector<int64_t> tiles = mapToResult(op, sizes.thread, &tiled);
+      std::string forall;
+      consumer = tileUsingForallMapped(w, consumer, tiles,
+                                       mappingList("thread", loops, tiled),
+                                       forall);
+    }
+  }
+  if (llvm::any_of(sizes.inner, [](int64_t t) { return t != 0; })) {
+    w.comment("R: the remaining loops of a thread's tile, kvec of the "
+              "innermost reduction at a time");
+    SmallVector<std::string> innerLoops;
+    current = w.tileUsingFor(current, sizes.inner, innerLoops);
+  }
+  emitGpuEpilogue(w, sizes.dims, mapped);
+  return w.finish();
+}
+
+LoopNestDescription
+GpuTilingRule::describeLoopNest(Operation *anchor,
+                                const TargetDescription &target,
+                                const KnobAssignment &knobs) const {
+  auto op = cast<linalg::LinalgOp>(anchor);
+  GpuLoops loops = analyzeGpuLoops(op);
+  GpuTileSizes sizes = getGpuTileSizes(loops, knobs);
+  LoopNestDescription d;
+  d.ranges = loops.ranges;
+  d.reduction.assign(loops.ranges.size(), false);
+  for (unsigned loop : loops.reduction)
+    d.reduction[loop] = true;
+  bool mapped = !loops.mapped.empty();
+  d.addLevel(TileLevelRole::Threads, sizes.block, /*parallel=*/mapped);
+  if (sizes.promote)
+    d.addLevel(TileLevelRole::Cache, sizes.stage, /*parallel=*/false);
+  d.addLevel(TileLevelRole::Register, sizes.thread, /*parallel=*/mapped);
+  d.addLevel(TileLevelRole::Inner, sizes.inner, /*parallel=*/false);
+  d.threads = sizes.dims[0] * sizes.dims[1] * sizes.dims[2];
+  // Partial tiles are neither peeled nor padded (PartialTileHandling::None,
+  // the default): they run as scalar code.
+  // Each thread's tile is vectorized along the innermost mapped loop.
+  if (mapped) {
+    d.vectorLoop = loops.mapped.back();
+    d.vectorWidth = sizes.thread[loops.mapped.back()];
+  }
+  return d;
+}

@@ -1,0 +1,37 @@
+// gpu.reduce: rows to blocks, the reduction split over a multiple of the
+// warp size threads (partial results in shared memory), one thread per row
+// combines them.
+// RUN: ke-opt sketches %s --target cuda:sm_90 --sketch gpu.reduce | FileCheck %s
+
+// CHECK-LABEL: // -----// workload {{.*}} linalg.reduce
+// CHECK-NEXT: // sketch gpu.reduce
+// CHECK-NEXT: // knob block.d0: [1] 2 4 8
+// CHECK-NEXT: // knob threads: 32 [64] 128 256 512
+// CHECK-NEXT: // knob kvec.d1: 1 2 [4] 8 16
+// CHECK: tile_using_forall %{{.*}} tile_sizes [1, 0] (mapping = [#gpu.block<x>])
+// CHECK: tile_reduction_using_forall %{{.*}} by num_threads = [0, 64] mapping = [#gpu.thread<x>]
+// CHECK: tile_using_forall %{{.*}} tile_sizes [0, 1] (mapping = [#gpu.thread<x>])
+// CHECK: bufferize_to_allocation %{{.*}} {memory_space = #gpu.address_space<workgroup>, bufferize_destination_only}
+// CHECK: tile_using_forall %{{.*}} tile_sizes [1, 0] (mapping = [#gpu.thread<x>])
+// CHECK: tile_using_for %{{.*}} tile_sizes [1, 4]
+// CHECK: transform.gpu.map_nested_forall_to_threads %{{.*}} block_dims = [64, 1, 1]
+func.func @row_sum(%x: tensor<64x512xf32>, %o: tensor<64xf32>) -> tensor<64xf32> {
+  %r = linalg.reduce ins(%x : tensor<64x512xf32>) outs(%o : tensor<64xf32>) dimensions = [1]
+    (%v: f32, %acc: f32) {
+      %s = arith.addf %v, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<64xf32>
+}
+
+// Short rows (fewer than two warps of elements) are left to gpu.elementwise.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.reduce
+// CHECK-NEXT: // no sketch rule applies
+func.func @short_rows(%x: tensor<64x48xf32>, %o: tensor<64xf32>) -> tensor<64xf32> {
+  %r = linalg.reduce ins(%x : tensor<64x48xf32>) outs(%o : tensor<64xf32>) dimensions = [1]
+    (%v: f32, %acc: f32) {
+      %s = arith.addf %v, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<64xf32>
+}

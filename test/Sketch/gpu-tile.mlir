@@ -1,0 +1,61 @@
+// gpu.tile for contractions and convolutions on sm_90: block tiles on
+// #gpu.block, thread (register) tiles on #gpu.thread, and for matmuls whose
+// tiles divide evenly the reduction staged through shared memory with
+// cooperative copies by all threads.
+// RUN: ke-opt sketches %s --target cuda:sm_90 --sketch gpu.tile | FileCheck %s
+
+// CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
+// CHECK-NEXT: // sketch gpu.tile
+// CHECK-NEXT: // knob block.d0: 1 2 4 8 16 32 [64] 128
+// CHECK-NEXT: // knob block.d1: 1 2 4 8 16 32 [64] 128
+// CHECK-NEXT: // knob thread.d0: 1 2 [4] 8
+// CHECK-NEXT: // knob thread.d1: 1 2 [4] 8
+// CHECK-NEXT: // knob kvec.d2: 1 2 [4] 8 16
+// CHECK-NEXT: // knob kblock.d2: 4 8 [16] 32 64
+// CHECK-NEXT: // knob promote: 0 [1]
+// CHECK: tile_using_forall %{{.*}} tile_sizes [64, 64, 0] (mapping = [#gpu.block<y>, #gpu.block<x>])
+// CHECK: transform.structured.fuse_into_containing_op
+// CHECK: tile_using_for %{{.*}} tile_sizes [0, 0, 16]
+// CHECK: transform.structured.pad
+// CHECK: bufferize_to_allocation {{.*}} {memory_space = #gpu.address_space<workgroup>, memcpy_op = "linalg.copy", bufferize_destination_only}
+// CHECK: bufferize_to_allocation {{.*}} {memory_space = #gpu.address_space<workgroup>, memcpy_op = "linalg.copy", bufferize_destination_only}
+// CHECK: transform.split_handle
+// CHECK: tile_using_forall %{{.*}} tile_sizes [1, 4] (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
+// CHECK: tile_using_forall %{{.*}} tile_sizes [1, 4] (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
+// CHECK: tile_using_forall %{{.*}} tile_sizes [4, 4] (mapping = [#gpu.thread<y>, #gpu.thread<x>])
+// CHECK: tile_using_forall %{{.*}} tile_sizes [4, 4, 0] (mapping = [#gpu.thread<y>, #gpu.thread<x>])
+// CHECK: tile_using_for %{{.*}} tile_sizes [0, 0, 4]
+// CHECK: vectorize_children_and_apply_patterns
+// CHECK: transform.bufferization.one_shot_bufferize
+// CHECK: transform.gpu.map_forall_to_blocks %{{.*}} generate_gpu_launch
+// CHECK: transform.gpu.map_nested_forall_to_threads %{{.*}} block_dims = [16, 16, 1]
+func.func @matmul(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x128xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<128x128xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<128x64xf32>, tensor<64x128xf32>) outs(%c : tensor<128x128xf32>) -> tensor<128x128xf32>
+  return %r : tensor<128x128xf32>
+}
+
+// Irregular tiles are not staged (the copies are not padded): promotion is
+// off by default.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
+// CHECK: // knob promote: [0] 1
+// CHECK-NOT: bufferize_to_allocation
+// CHECK: transform.yield
+func.func @irregular(%a: tensor<37x29xf32>, %b: tensor<29x53xf32>, %c: tensor<37x53xf32>) -> tensor<37x53xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<37x29xf32>, tensor<29x53xf32>) outs(%c : tensor<37x53xf32>) -> tensor<37x53xf32>
+  return %r : tensor<37x53xf32>
+}
+
+// A channels-last convolution: the three innermost parallel loops (oh, ow,
+// oc) map to z, y, x; the window loops run inside each thread.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.conv_2d_nhwc_hwcf
+// CHECK: mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]
+// CHECK: mapping = [#gpu.thread<z>, #gpu.thread<y>, #gpu.thread<x>]
+// CHECK: tile_using_for %{{.*}} tile_sizes [0, 0, 0, 0, 1, 1, 4]
+func.func @conv(%i: tensor<1x10x10x8xf32>, %f: tensor<3x3x8x16xf32>, %o: tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32> {
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%i, %f : tensor<1x10x10x8xf32>, tensor<3x3x8x16xf32>) outs(%o : tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+  return %r : tensor<1x8x8x16xf32>
+}
