@@ -36,6 +36,9 @@ static cl::opt<std::string>
                  cl::desc("JSON-lines records of `ke-opt tune`: bench the best "
                           "valid schedule recorded for each workload"),
                  cl::value_desc("file"), cl::sub(getBenchCommand()));
+static cl::opt<int> benchDevice(
+    "device", cl::desc("The CUDA device to measure on (cuda targets)"),
+    cl::init(0), cl::sub(getBenchCommand()));
 static cl::opt<double>
     benchMinSeconds("min-seconds",
                     cl::desc("Timed runs add up to at least this many seconds"),
@@ -165,13 +168,27 @@ int ke::runBenchCommand() {
   std::optional<TargetDescription> target = parseTargetOption("bench");
   if (!target)
     return 1;
-  if (!target->isCpu() || !target->detectedFromHost) {
+  bool cuda = target->family == TargetFamily::Cuda;
+  if (!cuda && (!target->isCpu() || !target->detectedFromHost)) {
     subcommandError("bench") << "bench measures on this machine: use "
-                                "--target=cpu\n";
+                                "--target=cpu or a CUDA target\n";
     return 1;
   }
   if (!requireInputFiles("bench"))
     return 1;
+  std::optional<CudaDeviceInfo> device;
+  if (cuda) {
+    llvm::Expected<CudaDeviceInfo> probed =
+        checkCudaDevice(*target, benchDevice);
+    if (!probed) {
+      subcommandError("bench") << "no CUDA device to measure " << target->name
+                               << " on: " << llvm::toString(probed.takeError())
+                               << "\n";
+      return 1;
+    }
+    device = *probed;
+    llvm::errs() << "[ke] measuring on " << describeCudaDevice(*device) << "\n";
+  }
   bool ok = true;
   std::map<std::string, llvm::json::Value> tuned;
   if (!benchRecords.empty())
@@ -189,6 +206,10 @@ int ke::runBenchCommand() {
   EvaluatorOptions options;
   options.seed = seedOption;
   options.measure.minTotalSeconds = benchMinSeconds;
+  options.deviceOrdinal = benchDevice;
+  // GPU runs are short: the protocol's floor there is 50 ms.
+  if (cuda && !benchMinSeconds.getNumOccurrences())
+    options.measure.minTotalSeconds = 0.05;
   llvm::json::Array results;
   bool allCorrect = true;
   for (const Workload &workload : inputs.workloads) {
@@ -197,8 +218,8 @@ int ke::runBenchCommand() {
       row["flops"] = *workload.flops;
     llvm::errs() << "[ke] bench " << workload.opName << " (" << workload.key
                  << ")\n";
-    FailureOr<std::unique_ptr<CpuEvaluator>> evaluator =
-        CpuEvaluator::create(workload.firstOp, *target, options);
+    FailureOr<std::unique_ptr<Evaluator>> evaluator =
+        createEvaluator(workload.firstOp, *target, options);
     if (failed(evaluator)) {
       row["skipped"] = "cannot be evaluated (see the error above)";
       results.push_back(std::move(row));
@@ -263,6 +284,8 @@ int ke::runBenchCommand() {
   }
   llvm::json::Object summary{{"target", target->name},
                              {"chip", target->chip},
+                             {"device", device ? device->toJSON()
+                                               : llvm::json::Value(nullptr)},
                              {"workloads", std::move(results)}};
   llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(summary)))
                << "\n";

@@ -76,7 +76,7 @@ static std::optional<int> getComputeCapability(llvm::StringRef chip) {
 }
 
 llvm::Expected<CudaDeviceInfo>
-ke::checkCudaDevice(const TargetDescription &target, int ordinal) {
+ke::checkCudaDevice(TargetDescription &target, int ordinal) {
   llvm::Expected<CudaDeviceInfo> device = probeCudaDevice(ordinal);
   if (!device)
     return device.takeError();
@@ -92,6 +92,12 @@ ke::checkCudaDevice(const TargetDescription &target, int ordinal) {
         "--target cuda:%s",
         ordinal, device->name.c_str(), device->getChip().c_str(),
         target.chip.c_str(), device->getChip().c_str());
+  target.gpu.multiprocessors = device->multiprocessors;
+  if (device->maxThreadsPerBlock)
+    target.gpu.maxThreadsPerBlock = device->maxThreadsPerBlock;
+  if (device->sharedMemoryPerBlockOptinBytes)
+    target.gpu.sharedMemoryPerBlockBytes =
+        device->sharedMemoryPerBlockOptinBytes;
   return device;
 }
 

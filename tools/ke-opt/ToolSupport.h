@@ -40,8 +40,10 @@ std::string getDatabasePath();
 
 /// Probes CUDA device `ordinal` (in a child process) and checks that it runs
 /// code for `target`: fails with "no CUDA driver ...", "no CUDA device ..."
-/// or a compute capability below the target's.
-llvm::Expected<CudaDeviceInfo> checkCudaDevice(const TargetDescription &target,
+/// or a compute capability below the target's. On success `target` takes the
+/// device's multiprocessors, threads per block and shared memory per block
+/// (the sketch rules' limits) in place of its generation's table values.
+llvm::Expected<CudaDeviceInfo> checkCudaDevice(TargetDescription &target,
                                                int ordinal);
 
 /// "CUDA device #0: NVIDIA H200 (sm_90, 132 SMs, 60 MiB L2, driver 13.0)".

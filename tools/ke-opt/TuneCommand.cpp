@@ -96,14 +96,6 @@ int ke::runTuneCommand() {
       return 1;
     }
     device = *probed;
-    // The sketch rules' limits come from the device rather than the table of
-    // the target's generation (docs/targets.md).
-    target->gpu.multiprocessors = device->multiprocessors;
-    if (device->maxThreadsPerBlock)
-      target->gpu.maxThreadsPerBlock = device->maxThreadsPerBlock;
-    if (device->sharedMemoryPerBlockOptinBytes)
-      target->gpu.sharedMemoryPerBlockBytes =
-          device->sharedMemoryPerBlockOptinBytes;
     if (!noProgress)
       llvm::errs() << "[ke] measuring on " << describeCudaDevice(*device)
                    << "\n";
