@@ -14,7 +14,13 @@
 
 #include "ke/Codegen/CpuModuleLowering.h"
 #include "ke/Codegen/CpuPipeline.h"
+#include "ke/Codegen/GpuPipeline.h"
+#include "ke/Database/Database.h"
+#include "ke/Schedule/Schedule.h"
+#include "ke/Workload/Kernel.h"
+#include "ke/Workload/Workload.h"
 #include "ke/InitAll/InitAll.h"
+#include "ke/Support/CrashSafety.h"
 #include "ke/Support/InputFile.h"
 #include "ke/Transforms/Passes.h"
 
@@ -27,6 +33,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
@@ -87,6 +94,11 @@ std::optional<std::string> resolveDatabase() {
 std::string defaultOutput(llvm::StringRef input) {
   if (emitKind != EmitKind::Obj)
     return "-";
+  if (parseTargetOption("compile")->family == TargetFamily::Cuda) {
+    llvm::SmallString<128> path(llvm::sys::path::filename(input));
+    llvm::sys::path::replace_extension(path, "ptx");
+    return input == "-" ? "a.ptx" : path.str().str();
+  }
   if (input == "-")
     return "a.o";
   llvm::SmallString<128> path(llvm::sys::path::filename(input));
@@ -166,6 +178,121 @@ int emitCode(ModuleOp module, const TargetDescription &target,
   return 0;
 }
 
+/// CUDA: each kernel group (a workload's anchor with its fused fills and
+/// consumer) gets its best record in the database or its default schedule,
+/// and is lowered to PTX on its own (ke/Codegen/GpuPipeline.h). The output
+/// holds one PTX module per group, each after a `// -----// workload KEY`
+/// line and a line per launch; with one group it is a plain PTX file. When
+/// ptxas is available, OUT.cubin (OUT.<i>.cubin for group i of several) is
+/// written too, and each group's registers and spills go to stderr.
+int compileForCuda(ModuleOp module, const TargetDescription &target,
+                   llvm::StringRef database, llvm::StringRef path,
+                   llvm::ToolOutputFile &output) {
+  std::unique_ptr<TuningDatabase> db;
+  if (!database.empty()) {
+    llvm::Expected<std::unique_ptr<TuningDatabase>> opened =
+        TuningDatabase::openExisting(database);
+    if (!opened) {
+      error() << llvm::toString(opened.takeError()) << "\n";
+      return 1;
+    }
+    db = std::move(*opened);
+  }
+  std::vector<Workload> workloads;
+  collectWorkloads(module, workloads);
+  llvm::erase_if(workloads, [](const Workload &w) {
+    return getFusingAnchor(w.firstOp) != nullptr;
+  });
+  if (workloads.empty()) {
+    error() << "'" << inputFiles.front() << "' has no workload to compile\n";
+    return 1;
+  }
+  for (auto [index, workload] : llvm::enumerate(workloads)) {
+    FailureOr<KernelModule> kernel = buildKernelModule(workload.firstOp);
+    if (failed(kernel))
+      return 1;
+    Operation *anchor = findKernelAnchor(*kernel->module);
+    FailureOr<Schedule> schedule = failure();
+    if (db) {
+      llvm::Expected<std::optional<TuningRecord>> best =
+          db->getBest(workload.key, target.name, getGpuPipelineHash(target));
+      if (best && *best) {
+        llvm::Expected<llvm::json::Value> knobs =
+            llvm::json::parse((*best)->knobs);
+        llvm::Expected<Schedule> tuned =
+            knobs ? scheduleFromJSON(
+                        llvm::json::Object{{"sketch", (*best)->sketch},
+                                           {"knobs", *knobs}},
+                        anchor, target)
+                  : knobs.takeError();
+        if (tuned)
+          schedule = *tuned;
+        else
+          llvm::consumeError(tuned.takeError());
+      } else if (!best) {
+        llvm::consumeError(best.takeError());
+      }
+    }
+    if (failed(schedule))
+      schedule = getDefaultSchedule(anchor, target);
+    if (failed(schedule))
+      return 1;
+    OwningOpRef<ModuleOp> script = parseScript(
+        schedule->getScript(anchor, target), module.getContext());
+    if (!script || failed(applySchedule(*kernel->module, *script)))
+      return 1;
+    if (emitKind == EmitKind::Scheduled) {
+      output.os() << "// -----// workload " << workload.key << "\n"
+                  << *kernel->module << "\n";
+      continue;
+    }
+    FailureOr<GpuKernelBinary> binary =
+        lowerKernelToGpuBinary(*kernel->module, target);
+    if (failed(binary))
+      return 1;
+    if (emitKind == EmitKind::Mlir) {
+      output.os() << "// -----// workload " << workload.key << "\n"
+                  << *kernel->module << "\n";
+      continue;
+    }
+    if (workloads.size() > 1) {
+      output.os() << "// -----// workload " << workload.key << " "
+                  << workload.opName << " "
+                  << schedule->rule->getName() << "\n";
+      for (const GpuLaunch &launch : binary->launches)
+        output.os() << llvm::formatv(
+            "// launch {0} grid {1}x{2}x{3} block {4}x{5}x{6}\n",
+            launch.kernelName, launch.grid[0], launch.grid[1], launch.grid[2],
+            launch.block[0], launch.block[1], launch.block[2]);
+    }
+    output.os() << binary->assembly;
+    if (binary->format != "cubin")
+      continue;
+    std::string cubin =
+        path == "-" ? "" :
+        workloads.size() > 1
+            ? llvm::formatv("{0}.{1}.cubin", path, index).str()
+            : (path + ".cubin").str();
+    llvm::errs() << llvm::formatv(
+        "ke: workload {0} {1} ({2}): {3} registers, {4} bytes spill stores, "
+        "{5} bytes spill loads\n",
+        workload.key, workload.opName, schedule->rule->getName(),
+        binary->registers, binary->spillStoreBytes, binary->spillLoadBytes);
+    if (cubin.empty())
+      continue;
+    std::string message;
+    std::unique_ptr<llvm::ToolOutputFile> file =
+        openOutputFile(cubin, &message);
+    if (!file) {
+      error() << message << "\n";
+      return 1;
+    }
+    file->os() << binary->image;
+    file->keep();
+  }
+  return 0;
+}
+
 } // namespace
 
 int ke::runCompileCommand() {
@@ -183,11 +310,10 @@ int ke::runCompileCommand() {
   std::optional<TargetDescription> target = parseTargetOption("compile");
   if (!target)
     return 1;
-  if (!target->isCpu()) {
-    error() << "code generation for '" << target->name << "' comes with "
-            << (target->family == TargetFamily::Cuda ? "issue #5 (CUDA)"
-                                                     : "issue #6 (ROCm)")
-            << "; only cpu targets compile today\n";
+  if (target->family == TargetFamily::Rocm) {
+    error() << "code generation for '" << target->name
+            << "' comes with issue #6 (ROCm); cpu and cuda targets compile "
+               "today\n";
     return 1;
   }
   std::optional<std::string> database = resolveDatabase();
@@ -211,6 +337,20 @@ int ke::runCompileCommand() {
   if (!output) {
     error() << message << "\n";
     return 1;
+  }
+
+  if (target->family == TargetFamily::Cuda) {
+    int code = 1;
+    if (!runCrashSafely([&] {
+          code = compileForCuda(*module, *target, *database, path, *output);
+        })) {
+      error() << "MLIR or LLVM crashed while compiling '" << inputFiles.front()
+              << "' for " << target->name << " (an upstream bug)\n";
+      return 1;
+    }
+    if (code == 0)
+      output->keep();
+    return code;
   }
 
   PassManager pm(context.get());
