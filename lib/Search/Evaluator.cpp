@@ -7,6 +7,7 @@
 #include "ke/Search/GpuEvaluator.h"
 
 #include "ke/Codegen/CpuPipeline.h"
+#include "ke/Codegen/GpuPipeline.h"
 #include "ke/Runtime/ChildProcess.h"
 #include "ke/Runtime/CpuExecutable.h"
 #include "ke/Support/CrashSafety.h"
@@ -96,6 +97,10 @@ ke::createEvaluator(Operation *anchor, const TargetDescription &target,
   if (failed(cpu))
     return failure();
   return std::unique_ptr<Evaluator>(std::move(*cpu));
+}
+
+std::string ke::getPipelineHash(const TargetDescription &target) {
+  return target.isGpu() ? getGpuPipelineHash(target) : getCpuPipelineHash();
 }
 
 Operation *CpuEvaluator::getKernelAnchor() const {

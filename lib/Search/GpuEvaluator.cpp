@@ -5,6 +5,7 @@
 #include "CandidateReport.h"
 
 #include "ke/Codegen/CpuPipeline.h"
+#include "ke/Codegen/GpuPipeline.h"
 #include "ke/Runtime/ChildProcess.h"
 #include "ke/Runtime/CudaRunner.h"
 #include "ke/Support/CrashSafety.h"
@@ -15,12 +16,18 @@ using namespace mlir;
 using namespace ke;
 
 GpuKernelBuilder ke::getDefaultGpuKernelBuilder() {
-  return [](ModuleOp, const TargetDescription &target)
+  return [](ModuleOp kernel, const TargetDescription &target)
              -> llvm::Expected<GpuKernelBinary> {
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "NVPTX lowering not available yet (cannot build for '" + target.name +
-            "')");
+    if (target.family != TargetFamily::Cuda)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "no GPU lowering for '" + target.name +
+                                         "' yet");
+    // Diagnostics go to the candidate's collector; this is the summary.
+    FailureOr<GpuKernelBinary> binary = lowerKernelToGpuBinary(kernel, target);
+    if (failed(binary))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "the NVPTX lowering failed");
+    return std::move(*binary);
   };
 }
 

@@ -182,7 +182,7 @@ bool prepare(WorkloadTuning &w, const TargetDescription &target,
       progress.note("cannot read earlier records: " +
                     llvm::toString(previous.takeError()));
     } else {
-      std::string hash = getCpuPipelineHash();
+      std::string hash = getPipelineHash(target);
       for (const TuningRecord &record : *previous) {
         // Stale (another pipeline) or unreadable records are misses.
         if (record.role != "trial" || record.pipelineHash != hash)

@@ -97,7 +97,7 @@ TuningRecord ke::makeTuningRecord(const CandidateRecord &candidate,
   r.device = target.chip;
   r.keVersion = KE_VERSION;
   r.llvmVersion = LLVM_VERSION_STRING;
-  r.pipelineHash = getCpuPipelineHash();
+  r.pipelineHash = getPipelineHash(target);
   r.role = role.str();
   if (candidate.schedule) {
     llvm::json::Value json = candidate.schedule->toJSON();

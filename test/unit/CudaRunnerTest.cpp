@@ -14,6 +14,7 @@
 #include "ke/Search/GpuEvaluator.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -297,6 +298,64 @@ TEST_F(GpuEvaluatorTest, MissingDeviceIsALaunchErrorNotACrash) {
   unsetenv("KE_CUDA_LIBRARY");
   EXPECT_EQ(record.error, ErrorClass::LaunchError);
   EXPECT_NE(record.message.find("no CUDA driver"), std::string::npos)
+      << record.message;
+}
+
+TEST_F(GpuEvaluatorTest, DefaultScheduleLowersAndStopsAtTheMissingDevice) {
+  // The whole candidate path up to the device: the GPU sketch's default
+  // schedule applies, the NVPTX lowering produces a binary, and only opening
+  // the device fails (no driver here, whatever the machine).
+  std::unique_ptr<GpuEvaluator> evaluator =
+      evaluatorFor(getDefaultGpuKernelBuilder());
+  ASSERT_TRUE(evaluator);
+  mlir::FailureOr<Schedule> untuned =
+      getDefaultSchedule(evaluator->getKernelAnchor(), cuda);
+  ASSERT_TRUE(mlir::succeeded(untuned));
+  setenv("KE_CUDA_LIBRARY", "/nonexistent/libcuda.so.1", 1);
+  CandidateRecord record = evaluator->evaluate(*untuned);
+  unsetenv("KE_CUDA_LIBRARY");
+  EXPECT_EQ(record.error, ErrorClass::LaunchError) << record.message;
+  EXPECT_NE(record.message.find("no CUDA driver"), std::string::npos)
+      << record.message;
+}
+
+TEST_F(GpuEvaluatorTest, LoweredLaunchesPackAgainstTheKernelBuffers) {
+  // The launches the NVPTX lowering reads off the host function name only
+  // buffers and descriptor fields the kernel module has. The builder runs in
+  // the candidate's child, so it reports through its error message.
+  std::unique_ptr<GpuEvaluator> evaluator =
+      evaluatorFor([](mlir::ModuleOp kernel, const TargetDescription &target)
+                       -> llvm::Expected<GpuKernelBinary> {
+        llvm::Expected<GpuKernelBinary> binary =
+            getDefaultGpuKernelBuilder()(kernel, target);
+        if (!binary)
+          return binary.takeError();
+        // The matmul's buffers: A 24x20, B 20x36, C 24x36.
+        llvm::SmallVector<int64_t> a = {24, 20}, b = {20, 36}, c = {24, 36};
+        llvm::SmallVector<DeviceBufferRef> buffers = {
+            {0x1000, a}, {0x2000, b}, {0x3000, c}};
+        size_t parameters = 0;
+        for (const GpuLaunch &launch : binary->launches) {
+          llvm::Expected<LaunchParameters> packed =
+              packLaunchArguments(launch, buffers);
+          if (!packed)
+            return packed.takeError();
+          parameters += packed->size();
+        }
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            llvm::formatv("packed {0} launches, {1} parameters, format {2}",
+                          binary->launches.size(), parameters, binary->format)
+                .str());
+      });
+  ASSERT_TRUE(evaluator);
+  mlir::FailureOr<Schedule> untuned =
+      getDefaultSchedule(evaluator->getKernelAnchor(), cuda);
+  ASSERT_TRUE(mlir::succeeded(untuned));
+  CandidateRecord record = evaluator->evaluate(*untuned);
+  EXPECT_EQ(record.error, ErrorClass::CompileError);
+  EXPECT_EQ(record.message.find("packed "), 0u) << record.message;
+  EXPECT_EQ(record.message.find("packed 0 launches"), std::string::npos)
       << record.message;
 }
 

@@ -129,7 +129,7 @@ static DatabaseBest findDatabaseBest(TuningDatabase &db, llvm::StringRef key,
                                      const TargetDescription &target) {
   DatabaseBest best;
   llvm::Expected<std::optional<TuningRecord>> record =
-      db.getBest(key, target.name, getCpuPipelineHash());
+      db.getBest(key, target.name, getPipelineHash(target));
   if (!record) {
     best.status =
         llvm::json::Object{{"status", "db-error"},

@@ -93,6 +93,11 @@ mlir::FailureOr<std::unique_ptr<Evaluator>>
 createEvaluator(mlir::Operation *anchor, const TargetDescription &target,
                 const EvaluatorOptions &options);
 
+/// The hash of the lowering pipeline that candidates for `target` are built
+/// with (getCpuPipelineHash, getGpuPipelineHash): records made under another
+/// are stale.
+std::string getPipelineHash(const TargetDescription &target);
+
 class CpuEvaluator final : public Evaluator {
 public:
   /// Prepares `anchor` for evaluation on `target` (a CPU target for this

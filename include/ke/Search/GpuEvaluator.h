@@ -28,9 +28,9 @@ namespace ke {
 using GpuKernelBuilder = std::function<llvm::Expected<GpuKernelBinary>(
     mlir::ModuleOp scheduledKernel, const TargetDescription &target)>;
 
-/// ke's lowering for GPU targets. Until the NVPTX lowering
-/// (ke/Codegen/GpuPipeline.h) is in, it fails with "NVPTX lowering not
-/// available yet".
+/// ke's lowering for GPU targets: the NVPTX lowering of
+/// ke/Codegen/GpuPipeline.h for CUDA targets (a cubin when ptxas is there,
+/// else PTX for the driver to JIT).
 GpuKernelBuilder getDefaultGpuKernelBuilder();
 
 class GpuEvaluator final : public Evaluator {
