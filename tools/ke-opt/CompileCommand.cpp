@@ -293,6 +293,26 @@ int compileForCuda(ModuleOp module, const TargetDescription &target,
   return 0;
 }
 
+/// Schedules, lowers and writes `module`. Returns the exit code.
+int compileModule(ModuleOp module, const TargetDescription &target,
+                  llvm::StringRef database, llvm::ToolOutputFile &output) {
+  PassManager pm(module.getContext());
+  ApplyTunedSchedulesPassOptions apply;
+  apply.db = database.str();
+  apply.target = target.name;
+  pm.addPass(createApplyTunedSchedulesPass(apply));
+  if (failed(pm.run(module)))
+    return 1;
+  if (emitKind != EmitKind::Scheduled && failed(lowerModuleToLLVM(module)))
+    return 1;
+  if (emitKind == EmitKind::Scheduled || emitKind == EmitKind::Mlir) {
+    module->print(output.os());
+    output.os() << "\n";
+    return 0;
+  }
+  return emitCode(module, target, output);
+}
+
 } // namespace
 
 int ke::runCompileCommand() {
@@ -353,23 +373,17 @@ int ke::runCompileCommand() {
     return code;
   }
 
-  PassManager pm(context.get());
-  ApplyTunedSchedulesPassOptions apply;
-  apply.db = *database;
-  apply.target = target->name;
-  pm.addPass(createApplyTunedSchedulesPass(apply));
-  if (failed(pm.run(*module)))
+  // An upstream crash on some input (a transform, a lowering, the backend)
+  // is an error with exit code 1, not a crash of the build.
+  int code = 1;
+  if (!runCrashSafely([&] {
+        code = compileModule(*module, *target, *database, *output);
+      })) {
+    error() << "MLIR or LLVM crashed while compiling '" << inputFiles.front()
+            << "' (an upstream bug): see the errors above\n";
     return 1;
-  if (emitKind != EmitKind::Scheduled) {
-    if (failed(lowerModuleToLLVM(*module)))
-      return 1;
   }
-  if (emitKind == EmitKind::Scheduled || emitKind == EmitKind::Mlir) {
-    module->print(output->os());
-    output->os() << "\n";
-  } else if (int code = emitCode(*module, *target, *output)) {
-    return code;
-  }
-  output->keep();
-  return 0;
+  if (code == 0)
+    output->keep();
+  return code;
 }
