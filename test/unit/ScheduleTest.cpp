@@ -146,13 +146,17 @@ TEST_F(ScheduleTest, LimitsRejectRegisterTilesThatDoNotFit) {
   EXPECT_NE(reason.find("vector registers"), std::string::npos);
 }
 
-TEST_F(ScheduleTest, NoRuleForGpuTargetsYet) {
+TEST_F(ScheduleTest, GpuTargetsGetGpuRules) {
   mlir::Operation *anchor = matmulAnchor();
-  mlir::ScopedDiagnosticHandler quiet(&context, [](mlir::Diagnostic &) {
-    return mlir::success();
-  });
-  EXPECT_TRUE(mlir::failed(
-      getDefaultSchedule(anchor, llvm::cantFail(parseTarget("cuda:sm_90")))));
+  mlir::FailureOr<Schedule> cuda =
+      getDefaultSchedule(anchor, llvm::cantFail(parseTarget("cuda:sm_90")));
+  ASSERT_TRUE(mlir::succeeded(cuda));
+  EXPECT_TRUE(cuda->rule->getName().starts_with("gpu."));
+  // CPU rules never serve GPU targets, and the other way round.
+  mlir::FailureOr<Schedule> cpu =
+      getDefaultSchedule(anchor, llvm::cantFail(parseTarget("cpu:x86-64-v3")));
+  ASSERT_TRUE(mlir::succeeded(cpu));
+  EXPECT_TRUE(cpu->rule->getName().starts_with("cpu."));
 }
 
 } // namespace
