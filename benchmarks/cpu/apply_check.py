@@ -21,7 +21,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("KE_BUILD_DIR", os.path.join(ROOT, "build"))
-KE_OPT = os.path.join(BUILD, "tools", "ke-opt", "ke-opt")
+KE_OPT = os.environ.get("KE_OPT", os.path.join(BUILD, "tools", "ke-opt", "ke-opt"))
 WORK = os.path.join(BUILD, "apply-check")
 LLVM_LIB = "/usr/lib/llvm-22/lib"
 

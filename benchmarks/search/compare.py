@@ -28,7 +28,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("KE_BUILD_DIR", os.path.join(ROOT, "build"))
-KE_OPT = os.path.join(BUILD, "tools", "ke-opt", "ke-opt")
+KE_OPT = os.environ.get("KE_OPT", os.path.join(BUILD, "tools", "ke-opt", "ke-opt"))
 SUITE = os.path.join(ROOT, "benchmarks", "suite", "full")
 WORK = os.path.join(BUILD, "search-compare")
 
