@@ -14,6 +14,12 @@ packages=(
   libsqlite3-dev
   # The cost model: XGBoost's C API header; ke-opt dlopens libxgboost.so.0 when present.
   libxgboost-dev
+  # A64FX without the hardware: links cross-compiled AArch64 objects statically (test/a64fx).
+  gcc-aarch64-linux-gnu
+  # qemu-aarch64 -cpu a64fx runs them (and -cpu cortex-a57, without SVE, must trap).
+  qemu-user
+  # ROCm device libraries (ocml, ockl bitcode) linked into HSACO when kernels call math functions.
+  rocm-device-libs
   # Unit tests; lit runs on python3.
   libgtest-dev python3
 )

@@ -65,16 +65,16 @@ LogicalResult decomposeAggregatedOps(ModuleOp module) {
 }
 
 /// scf.forall loops with a thread count become scf.parallel loops (OpenMP
-/// after convert-scf-to-openmp), the others sequential scf.for loops.
-/// Returns whether any parallel loop was made.
-FailureOr<bool> convertForallLoops(ModuleOp module) {
+/// after convert-scf-to-openmp) when `openmp` is set, the others sequential
+/// scf.for loops. Returns whether any parallel loop was made.
+FailureOr<bool> convertForallLoops(ModuleOp module, bool openmp) {
   SmallVector<scf::ForallOp> foralls;
   module.walk([&](scf::ForallOp forall) { foralls.push_back(forall); });
   IRRewriter rewriter(module.getContext());
   bool parallel = false;
   for (scf::ForallOp forall : foralls) {
     rewriter.setInsertionPoint(forall);
-    bool threads = getTaggedThreads(forall.getLoc()) > 0;
+    bool threads = openmp && getTaggedThreads(forall.getLoc()) > 0;
     if (failed(threads ? scf::forallToParallelLoop(rewriter, forall)
                        : scf::forallToForLoop(rewriter, forall)))
       return forall.emitError("cannot lower this scf.forall to loops");
@@ -162,7 +162,7 @@ LogicalResult ke::lowerModuleToLLVM(ModuleOp module,
   if (failed(runPasses(module, ArrayRef(elements.begin(), forall),
                        /*deallocateAfterBufferization=*/true)))
     return failure();
-  FailureOr<bool> parallel = convertForallLoops(module);
+  FailureOr<bool> parallel = convertForallLoops(module, options.openmp);
   if (failed(parallel))
     return failure();
   if (*parallel) {

@@ -181,6 +181,16 @@ llvm::Expected<TargetDescription> ke::parseTarget(StringRef spec) {
   return invalidTarget(spec, "expected a family of cpu, cuda or rocm");
 }
 
+std::optional<unsigned> ke::getFixedSveVscale(const TargetDescription &t) {
+  llvm::SmallVector<StringRef> features;
+  StringRef(t.features).split(features, ',');
+  if (!t.isCpu() || t.cpu.scalableVectors || t.cpu.vectorBits < 128 ||
+      !StringRef(t.triple).starts_with("aarch64") ||
+      !llvm::is_contained(features, "+sve"))
+    return std::nullopt;
+  return t.cpu.vectorBits / 128;
+}
+
 llvm::json::Value ke::toJSON(const TargetDescription &t) {
   llvm::json::Object o{{"name", t.name},
                        {"family", stringifyTargetFamily(t.family)},

@@ -72,6 +72,19 @@ cl::opt<bool> printPipelineHash(
              "under another hash are not applied) and exit"),
     cl::sub(getCompileCommand()));
 
+cl::opt<bool> useOpenMP(
+    "openmp",
+    cl::desc("Run the loops of schedules with threads on OpenMP (the object "
+             "then needs LLVM's libomp); --openmp=false makes them "
+             "sequential (default: true)"),
+    cl::init(true), cl::sub(getCompileCommand()));
+
+cl::opt<bool> referenceOnly(
+    "reference",
+    cl::desc("Apply no schedule: linalg ops become plain loops, the "
+             "reference that candidates are checked against (cpu targets)"),
+    cl::sub(getCompileCommand()));
+
 llvm::raw_ostream &error() { return subcommandError("compile"); }
 
 /// The database to read: --db (which must exist), else $KE_DB (likewise),
@@ -147,13 +160,21 @@ int emitCode(ModuleOp module, const TargetDescription &target,
   llvmModule->setTargetTriple(machine->getTargetTriple());
   llvmModule->setDataLayout(machine->createDataLayout());
   // Recorded on every function as well, so the LLVM IR (--emit=llvm)
-  // describes its target on its own, as clang's does.
+  // describes its target on its own, as clang's does. Fixed-length SVE
+  // (A64FX) goes on as vscale_range(N, N): the AArch64 backend then lowers
+  // MLIR's fixed-length vectors to SVE registers (without it, to NEON), as
+  // -aarch64-sve-vector-bits-min would, but per function and without
+  // touching LLVM's global options.
+  std::optional<unsigned> vscale = getFixedSveVscale(target);
   for (llvm::Function &function : *llvmModule) {
     if (function.isDeclaration())
       continue;
     function.addFnAttr("target-cpu", target.chip);
     if (!target.features.empty())
       function.addFnAttr("target-features", target.features);
+    if (vscale)
+      function.addFnAttr(llvm::Attribute::getWithVScaleRangeArgs(
+          llvmContext, *vscale, *vscale));
   }
   if (llvm::Error err = makeOptimizingTransformer(
           /*optLevel=*/3, /*sizeLevel=*/0, machine.get())(llvmModule.get())) {
@@ -296,14 +317,19 @@ int compileForCuda(ModuleOp module, const TargetDescription &target,
 /// Schedules, lowers and writes `module`. Returns the exit code.
 int compileModule(ModuleOp module, const TargetDescription &target,
                   llvm::StringRef database, llvm::ToolOutputFile &output) {
-  PassManager pm(module.getContext());
-  ApplyTunedSchedulesPassOptions apply;
-  apply.db = database.str();
-  apply.target = target.name;
-  pm.addPass(createApplyTunedSchedulesPass(apply));
-  if (failed(pm.run(module)))
-    return 1;
-  if (emitKind != EmitKind::Scheduled && failed(lowerModuleToLLVM(module)))
+  if (!referenceOnly) {
+    PassManager pm(module.getContext());
+    ApplyTunedSchedulesPassOptions apply;
+    apply.db = database.str();
+    apply.target = target.name;
+    pm.addPass(createApplyTunedSchedulesPass(apply));
+    if (failed(pm.run(module)))
+      return 1;
+  }
+  ModuleLoweringOptions lowering;
+  lowering.openmp = useOpenMP;
+  if (emitKind != EmitKind::Scheduled &&
+      failed(lowerModuleToLLVM(module, lowering)))
     return 1;
   if (emitKind == EmitKind::Scheduled || emitKind == EmitKind::Mlir) {
     module->print(output.os());
@@ -334,6 +360,10 @@ int ke::runCompileCommand() {
     error() << "code generation for '" << target->name
             << "' comes with issue #6 (ROCm); cpu and cuda targets compile "
                "today\n";
+    return 1;
+  }
+  if (referenceOnly && target->isGpu()) {
+    error() << "--reference compiles for cpu targets only\n";
     return 1;
   }
   std::optional<std::string> database = resolveDatabase();

@@ -33,6 +33,11 @@ inline constexpr llvm::StringLiteral kNumThreadsAttr = "ke.num_threads";
 struct ModuleLoweringOptions {
   /// Give public functions a C interface (llvm.emit_c_interface).
   bool emitCInterface = true;
+  /// Run loops with a thread count on OpenMP threads. When false every
+  /// scf.forall becomes a sequential loop and the code needs no OpenMP
+  /// runtime (e.g. cross-compiled objects for a machine whose libomp is
+  /// not at hand).
+  bool openmp = true;
 };
 
 /// Bufferizes and lowers `module` to the LLVM dialect in place. Errors are

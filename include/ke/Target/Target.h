@@ -15,6 +15,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace ke {
@@ -87,6 +88,13 @@ std::string describeValidTargets();
 
 /// Describes the machine ke runs on (what `cpu` means).
 TargetDescription detectHostTarget();
+
+/// The vscale (SVE vector length in units of 128 bits) that code for
+/// `target` may assume: vectorBits / 128 for AArch64 targets with SVE of a
+/// fixed length (4 on cpu:a64fx), std::nullopt for scalable SVE and targets
+/// without SVE. Code generation puts it on functions as vscale_range(N, N),
+/// which lets the AArch64 backend lower fixed-length vectors to SVE.
+std::optional<unsigned> getFixedSveVscale(const TargetDescription &target);
 
 /// The description as JSON, for `ke-opt target` and the tuning database.
 llvm::json::Value toJSON(const TargetDescription &target);
