@@ -398,32 +398,15 @@ llvm::Error CudaRunner::download(llvm::MutableArrayRef<HostBuffer> hosts) {
 
 llvm::Expected<Measurement> CudaRunner::measure(const MeasureOptions &options,
                                                 unsigned firstSet) {
-  // ke::measure() times the host call; here the device events time the
-  // launches, and preparing a run can fail, so the loop is spelled out with
-  // the same options.
+  // Device events time the launches (runTimed), not a host clock.
   unsigned run = 0;
-  auto once = [&]() -> llvm::Expected<double> {
-    if (llvm::Error error = prepare(firstSet + run++))
-      return std::move(error);
-    if (llvm::Error error = flushL2())
-      return std::move(error);
-    return runTimed();
-  };
-  for (unsigned i = 0; i < options.warmupRuns; ++i)
-    if (llvm::Expected<double> seconds = once(); !seconds)
-      return seconds.takeError();
-  Measurement measurement;
-  double total = 0;
-  while (measurement.seconds.size() < options.maxRepeats &&
-         total < options.maxTotalSeconds &&
-         (measurement.seconds.size() < options.minRepeats ||
-          total < options.minTotalSeconds)) {
-    llvm::Expected<double> seconds = once();
-    if (!seconds)
-      return seconds.takeError();
-    measurement.seconds.push_back(*seconds);
-    total += *seconds;
-  }
-  measurement.median = median(measurement.seconds);
-  return measurement;
+  return measureRuns(
+      [&]() -> llvm::Expected<double> {
+        if (llvm::Error error = prepare(firstSet + run++))
+          return std::move(error);
+        if (llvm::Error error = flushL2())
+          return std::move(error);
+        return runTimed();
+      },
+      options);
 }

@@ -208,28 +208,13 @@ TEST(CudaDeviceTest, DeviceInfoRoundTripsThroughJSON) {
   EXPECT_EQ(back->totalMemoryBytes, info.totalMemoryBytes);
 }
 
-/// A rule that emits a script doing nothing (the GPU builders below decide
-/// what happens).
-class EmptyScriptRule final : public SketchRule {
-public:
-  llvm::StringRef getName() const override { return "test.empty"; }
-  bool matches(mlir::Operation *, const TargetDescription &) const override {
-    return true;
-  }
-  KnobSpace getKnobSpace(mlir::Operation *,
-                         const TargetDescription &) const override {
-    return {};
-  }
-  std::string emitScript(mlir::Operation *, const TargetDescription &,
-                         const KnobAssignment &) const override {
-    return R"mlir(
+/// A script doing nothing (the GPU builders below decide what happens).
+constexpr llvm::StringLiteral kEmptyScript = R"mlir(
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     transform.yield
   }
 })mlir";
-  }
-};
 
 class GpuEvaluatorTest : public IRTest {
 protected:
@@ -254,7 +239,7 @@ func.func @f(%a: tensor<24x20xf32>, %b: tensor<20x36xf32>, %c: tensor<24x36xf32>
   }
 
   TargetDescription cuda = llvm::cantFail(parseTarget("cuda:sm_90"));
-  EmptyScriptRule rule;
+  ke::testing::FixedScriptRule rule{kEmptyScript.str(), "test.empty"};
 };
 
 TEST_F(GpuEvaluatorTest, ReferenceRunsOnTheCpu) {

@@ -5,30 +5,10 @@
 #include "ke/Search/Evaluator.h"
 
 using namespace ke;
+using ke::testing::FixedScriptRule;
 using ke::testing::IRTest;
 
 namespace {
-
-/// A rule that emits a fixed script, to drive the evaluator's error paths.
-class FixedScriptRule final : public SketchRule {
-public:
-  explicit FixedScriptRule(std::string script) : script(std::move(script)) {}
-  llvm::StringRef getName() const override { return "test.fixed"; }
-  bool matches(mlir::Operation *, const TargetDescription &) const override {
-    return true;
-  }
-  KnobSpace getKnobSpace(mlir::Operation *,
-                         const TargetDescription &) const override {
-    return {};
-  }
-  std::string emitScript(mlir::Operation *, const TargetDescription &,
-                         const KnobAssignment &) const override {
-    return script;
-  }
-
-private:
-  std::string script;
-};
 
 class EvaluatorTest : public IRTest {
 protected:

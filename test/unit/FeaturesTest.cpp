@@ -187,20 +187,7 @@ TEST_F(FeaturesTest, FixedLengthForEverySketch) {
 TEST_F(FeaturesTest, RuleWithoutDescriptionGivesMissingLevels) {
   // The default describeLoopNest describes nothing: level features are NaN,
   // workload features are still there.
-  struct Opaque final : SketchRule {
-    llvm::StringRef getName() const override { return "test.opaque"; }
-    bool matches(mlir::Operation *, const TargetDescription &) const override {
-      return true;
-    }
-    KnobSpace getKnobSpace(mlir::Operation *,
-                           const TargetDescription &) const override {
-      return {};
-    }
-    std::string emitScript(mlir::Operation *, const TargetDescription &,
-                           const KnobAssignment &) const override {
-      return "";
-    }
-  } rule;
+  ke::testing::FixedScriptRule rule("", "test.opaque");
   mlir::Operation *anchor = anchorOf(kMatmul);
   Schedule s;
   s.rule = &rule;

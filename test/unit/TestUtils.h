@@ -3,6 +3,7 @@
 #define KE_TEST_UNIT_TESTUTILS_H
 
 #include "ke/InitAll/InitAll.h"
+#include "ke/Sketch/SketchRule.h"
 #include "ke/Workload/Workload.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -30,6 +31,29 @@ inline std::string fillTemplate(llvm::StringRef pattern,
   }
   return out;
 }
+
+/// A rule with no knobs that emits a fixed script: drives evaluators and
+/// feature extraction without a real sketch.
+class FixedScriptRule final : public SketchRule {
+public:
+  explicit FixedScriptRule(std::string script, std::string name = "test.fixed")
+      : script(std::move(script)), name(std::move(name)) {}
+  llvm::StringRef getName() const override { return name; }
+  bool matches(mlir::Operation *, const TargetDescription &) const override {
+    return true;
+  }
+  KnobSpace getKnobSpace(mlir::Operation *,
+                         const TargetDescription &) const override {
+    return {};
+  }
+  std::string emitScript(mlir::Operation *, const TargetDescription &,
+                         const KnobAssignment &) const override {
+    return script;
+  }
+
+private:
+  std::string script, name;
+};
 
 /// A context with ke's dialects that parses MLIR snippets.
 class IRTest : public ::testing::Test {

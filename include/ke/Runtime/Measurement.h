@@ -37,6 +37,13 @@ struct Measurement {
 /// Median of `values` (the mean of the two middle ones for even counts).
 double median(llvm::ArrayRef<double> values);
 
+/// The protocol's loop over runs that time themselves (device events on a
+/// GPU): `timedRun` prepares, runs and returns the seconds of one run;
+/// warm-up runs are discarded.
+llvm::Expected<Measurement>
+measureRuns(llvm::function_ref<llvm::Expected<double>()> timedRun,
+            const MeasureOptions &options);
+
 /// Times `run` (called with the run number) by the protocol above.
 llvm::Expected<Measurement>
 measure(llvm::function_ref<void(unsigned run)> prepare,
