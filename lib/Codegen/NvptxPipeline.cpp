@@ -12,7 +12,10 @@
 
 #include "ke/Config.h"
 #include "ke/InitAll/InitAll.h"
+#include "ke/Workload/Kernel.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -28,10 +31,13 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/SHA256.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 using namespace ke;
@@ -103,6 +109,32 @@ LogicalResult checkMapped(ModuleOp module) {
   if (!anyLaunch)
     return module.emitError("the schedule made no gpu.launch");
   return success();
+}
+
+/// A kernel whose schedule mapped nothing (a 0-d result: nothing to spread
+/// over blocks) runs its whole body in one launch of one thread, so that
+/// every kernel module becomes device code.
+void wrapUnmappedKernel(ModuleOp module) {
+  auto host = module.lookupSymbol<func::FuncOp>(kKernelFunctionName);
+  if (!host || host.isExternal() || host.getBody().getBlocks().size() != 1)
+    return;
+  Block &body = host.getBody().front();
+  bool hasLaunch = false;
+  host.walk([&](gpu::LaunchOp) { hasLaunch = true; });
+  if (hasLaunch || body.getOperations().size() < 2)
+    return;
+  OpBuilder builder = OpBuilder::atBlockBegin(&body);
+  Location loc = host.getLoc();
+  Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+  auto launch = gpu::LaunchOp::create(builder, loc, one, one, one, one, one,
+                                      one);
+  Block &launchBody = launch.getBody().front();
+  auto ops = llvm::make_range(std::next(Block::iterator(launch)),
+                              std::prev(body.end()));
+  launchBody.getOperations().splice(launchBody.end(), body.getOperations(),
+                                    ops.begin(), ops.end());
+  builder.setInsertionPointToEnd(&launchBody);
+  gpu::TerminatorOp::create(builder, loc);
 }
 
 /// Clones the constants a launch uses into its body, so that outlining
@@ -199,6 +231,29 @@ void mergeGpuModules(ModuleOp module) {
 }
 
 } // namespace
+
+/// The CUDA toolkit whose libdevice resolves math functions (__nv_expf...):
+/// $CUDA_HOME, $CUDA_PATH, the toolkit of ptxas, /usr/local/cuda. MLIR only
+/// looks at the environment, and without libdevice ptxas rejects the PTX.
+static std::string findCudaToolkit() {
+  auto hasLibdevice = [](llvm::StringRef root) {
+    return !root.empty() &&
+           llvm::sys::fs::exists(root + "/nvvm/libdevice/libdevice.10.bc");
+  };
+  for (const char *name : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
+    if (std::optional<std::string> root = llvm::sys::Process::GetEnv(name);
+        root && hasLibdevice(*root))
+      return *root;
+  std::string ptxas = ke::findPtxas();
+  if (!ptxas.empty()) {
+    llvm::SmallString<128> root(ptxas);
+    llvm::sys::path::remove_filename(root); // bin/
+    llvm::sys::path::remove_filename(root);
+    if (hasLibdevice(root))
+      return root.str().str();
+  }
+  return hasLibdevice("/usr/local/cuda") ? "/usr/local/cuda" : "";
+}
 
 std::string ke::findPtxas() {
   if (std::optional<std::string> path =
@@ -299,8 +354,10 @@ ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
   registerKePasses(); // the pipelines name passes; idempotent
   // CSE before canonicalization: bufferized thread foralls leave copies
   // between identical subviews, which fold only once CSE made them one value.
-  if (failed(runPipeline(kernel, "cse,canonicalize,cse")) ||
-      failed(checkMapped(kernel)))
+  if (failed(runPipeline(kernel, "cse,canonicalize,cse")))
+    return failure();
+  wrapUnmappedKernel(kernel);
+  if (failed(checkMapped(kernel)))
     return failure();
   sinkConstantsIntoLaunches(kernel);
   if (failed(runPipeline(kernel, "gpu-kernel-outlining")))
@@ -309,6 +366,11 @@ ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
   if (failed(allocsToAttributions(kernel)) ||
       failed(lowerVectorTransfers(kernel)))
     return failure();
+  // MLIR 22's NVPTX serializer finds libdevice (__nv_expf...) through
+  // CUDA_HOME only; without it ptxas rejects PTX that uses math functions.
+  if (!llvm::sys::Process::GetEnv("CUDA_HOME"))
+    if (std::string toolkit = findCudaToolkit(); !toolkit.empty())
+      ::setenv("CUDA_HOME", toolkit.c_str(), /*overwrite=*/0);
   if (failed(runPipeline(kernel, getNvptxLoweringPipeline(target))))
     return failure();
 

@@ -27,6 +27,9 @@ namespace ke {
 const SketchRule &getGpuTileRule();
 /// Reductions split across the threads of a block (GpuReduceRule.cpp).
 const SketchRule &getGpuReduceRule();
+/// linalg.softmax over its last dimension, one row per thread
+/// (GpuSoftmaxRule.cpp).
+const SketchRule &getGpuSoftmaxRule();
 /// Everything else (elementwise, pooling, fills, reductions that cannot be
 /// split): parallel loops over blocks and threads (GpuElementwiseRule.cpp).
 const SketchRule &getGpuElementwiseRule();

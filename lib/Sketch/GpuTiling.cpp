@@ -57,6 +57,37 @@ SmallVector<int64_t> stagedOperandShape(linalg::LinalgOp op, OpOperand *operand,
   return shape;
 }
 
+/// Candidate block tiles: the divisors of the loop's range up to `maxTile`.
+/// A partial block tile would give its thread forall a dynamic trip count,
+/// which cannot be mapped to threads (partial tiles are neither padded nor
+/// peeled yet).
+SmallVector<int64_t> blockCandidates(int64_t range, int64_t maxTile) {
+  SmallVector<int64_t> choices;
+  for (int64_t tile : tileCandidates(range, maxTile))
+    if (range % tile == 0)
+      choices.push_back(tile);
+  return choices;
+}
+
+/// The largest choice that divides `extent` and is at most `value` (the
+/// first choice when none is).
+unsigned largestDivisorChoice(ArrayRef<int64_t> choices, int64_t extent,
+                              int64_t value) {
+  unsigned best = 0;
+  for (auto [index, choice] : llvm::enumerate(choices))
+    if (choice <= value && extent % choice == 0)
+      best = index;
+  return best;
+}
+
+/// True when some loop of the op other than the mapped ones has more than one
+/// iteration and is a reduction: each thread then accumulates its tile in an
+/// scf.for, which needs a static tile.
+bool hasReductionLoop(const GpuLoops &loops) {
+  return llvm::any_of(loops.reduction,
+                      [&](unsigned loop) { return loops.ranges[loop] > 1; });
+}
+
 /// Shared memory the staged inputs take, in bytes.
 int64_t stagedBytes(linalg::LinalgOp op, const GpuLoops &loops,
                     const GpuTileSizes &sizes) {
@@ -184,10 +215,13 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
                          std::min(range, thread * threads));
   }
   int64_t maxBlock = contractions ? 256 : 1024;
+  SmallVector<int64_t> chosenBlocks;
   for (auto [i, loop] : llvm::enumerate(loops.mapped)) {
     Knob block{gpuKnobName("block", loop),
-               tileCandidates(loops.ranges[loop], maxBlock), 0};
-    block.defaultIndex = nearestChoice(block.choices, blockDefaults[i]);
+               blockCandidates(loops.ranges[loop], maxBlock), 0};
+    block.defaultIndex = largestDivisorChoice(
+        block.choices, loops.ranges[loop], blockDefaults[i]);
+    chosenBlocks.push_back(block.choices[block.defaultIndex]);
     space.knobs.push_back(block);
   }
   for (auto [i, loop] : llvm::enumerate(loops.mapped)) {
@@ -195,14 +229,48 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
     int64_t maxThread = contractions ? 8 : (innermost ? 2 * vector : 4);
     Knob thread{gpuKnobName("thread", loop),
                 tileCandidates(loops.ranges[loop], maxThread), 0};
-    thread.defaultIndex = nearestChoice(thread.choices, threadDefaults[i]);
+    // Thread tiles that divide the block tile: full register tiles only.
+    thread.defaultIndex = largestDivisorChoice(thread.choices, chosenBlocks[i],
+                                               threadDefaults[i]);
+    // Keep the block within the thread limit when the divisor is small.
+    while (thread.defaultIndex + 1 < thread.choices.size() &&
+           chosenBlocks[i] / thread.choices[thread.defaultIndex] > 1024 &&
+           chosenBlocks[i] % thread.choices[thread.defaultIndex + 1] == 0)
+      ++thread.defaultIndex;
     space.knobs.push_back(thread);
+  }
+  // Divisible tiles can exceed the block's limits (prime extents leave few
+  // divisors): shrink the block tile with the most threads until they fit.
+  unsigned numMapped = loops.mapped.size();
+  for (unsigned attempt = 0; attempt < 64 && numMapped > 0; ++attempt) {
+    std::string reason;
+    KnobSpace partial = space;
+    if (succeeded(checkLimits(anchor, target,
+                              KnobAssignment(partial, getDefaultIndices(partial)),
+                              reason)))
+      break;
+    unsigned worst = 0;
+    int64_t most = -1;
+    for (unsigned i = 0; i < numMapped; ++i) {
+      const Knob &b = space.knobs[i], &t = space.knobs[numMapped + i];
+      int64_t threads = b.choices[b.defaultIndex] / t.choices[t.defaultIndex];
+      if (b.defaultIndex > 0 && threads > most) {
+        most = threads;
+        worst = i;
+      }
+    }
+    if (most < 0)
+      break;
+    Knob &b = space.knobs[worst], &t = space.knobs[numMapped + worst];
+    --b.defaultIndex;
+    t.defaultIndex = largestDivisorChoice(t.choices, b.choices[b.defaultIndex],
+                                          t.choices[t.defaultIndex]);
   }
   if (contractions && loops.innerReduction) {
     unsigned k = *loops.innerReduction;
     int64_t range = loops.ranges[k];
     Knob kvec{gpuKnobName("kvec", k), tileCandidates(range, 16), 0};
-    kvec.defaultIndex = nearestChoice(kvec.choices, 4);
+    kvec.defaultIndex = largestDivisorChoice(kvec.choices, range, 4);
     space.knobs.push_back(kvec);
     if (canPromote(op)) {
       Knob stage{gpuKnobName("kblock", k), stageCandidates(range), 0};
@@ -237,6 +305,25 @@ LogicalResult GpuTilingRule::checkLimits(Operation *anchor,
       reason = llvm::formatv("{0} blocks along a y/z grid dimension exceed "
                              "65535",
                              blocks);
+      return failure();
+    }
+    if (loops.ranges[loop] % sizes.block[loop] != 0) {
+      reason = "block tiles must divide the loops (partial block tiles are "
+               "not padded yet)";
+      return failure();
+    }
+    // A partial register tile cannot be vectorized, and its accumulator
+    // would be a dynamically sized buffer inside the kernel.
+    if (hasReductionLoop(loops) && sizes.block[loop] % sizes.thread[loop] != 0) {
+      reason = "thread tiles must divide the block tiles of a reduction";
+      return failure();
+    }
+  }
+  if (loops.innerReduction && sizes.inner[*loops.innerReduction] > 1) {
+    unsigned k = *loops.innerReduction;
+    int64_t extent = sizes.promote ? sizes.stage[k] : loops.ranges[k];
+    if (extent % sizes.inner[k] != 0) {
+      reason = "kvec must divide the reduction (or its stage)";
       return failure();
     }
   }

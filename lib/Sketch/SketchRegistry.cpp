@@ -25,7 +25,8 @@ llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
       &getCpuSoftmaxRule(), &getCpuTilingRule(), &getCpuRfactorRule()};
   // gpu.elementwise takes every structured op, so it comes last.
   static const SketchRule *const cudaRules[] = {
-      &getGpuReduceRule(), &getGpuTileRule(), &getGpuElementwiseRule()};
+      &getGpuSoftmaxRule(), &getGpuReduceRule(), &getGpuTileRule(),
+      &getGpuElementwiseRule()};
   switch (family) {
   case TargetFamily::Cpu:
     return cpuRules;

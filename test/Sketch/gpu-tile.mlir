@@ -37,11 +37,15 @@ func.func @matmul(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x
   return %r : tensor<128x128xf32>
 }
 
-// Irregular tiles are not staged (the copies are not padded): promotion is
-// off by default.
+// Irregular shapes: block tiles are divisors of the loops (partial tiles are
+// not padded yet), register tiles divide the block tiles, kvec divides K.
 // CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
-// CHECK: // knob promote: [0] 1
-// CHECK-NOT: bufferize_to_allocation
+// CHECK-NEXT: // sketch gpu.tile
+// CHECK-NEXT: // knob block.d0: 1 [37]
+// CHECK-NEXT: // knob block.d1: [1] 53
+// CHECK-NEXT: // knob thread.d0: [1] 2 4 8
+// CHECK-NEXT: // knob thread.d1: [1] 2 4 8
+// CHECK-NEXT: // knob kvec.d2: [1] 2 4 8 16
 // CHECK: transform.yield
 func.func @irregular(%a: tensor<37x29xf32>, %b: tensor<29x53xf32>, %c: tensor<37x53xf32>) -> tensor<37x53xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<37x29xf32>, tensor<29x53xf32>) outs(%c : tensor<37x53xf32>) -> tensor<37x53xf32>
