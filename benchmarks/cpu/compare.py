@@ -18,10 +18,12 @@ import datetime
 import json
 import os
 import platform
-import re
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from results_md import replace_section  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("KE_BUILD_DIR", os.path.join(ROOT, "build"))
@@ -126,15 +128,8 @@ def main():
     table = "\n".join(lines)
     print(table)
     if args.results:
-        text = open(args.results).read()
-        begin, end = "<!-- cpu-baselines:begin -->", "<!-- cpu-baselines:end -->"
-        block = f"{begin}\n{table}\n{end}"
-        if begin in text:
-            text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: block,
-                          text, flags=re.S)
-        else:
-            text += "\n" + block + "\n"
-        open(args.results, "w").write(text)
+        replace_section(args.results, "cpu-baselines", table,
+                        "CPU: ke against OpenBLAS and oneDNN")
 
 
 if __name__ == "__main__":

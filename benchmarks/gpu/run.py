@@ -43,6 +43,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from results_md import replace_section  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITE = os.path.join(ROOT, "benchmarks", "suite")
 BEGIN, END = "<!-- gpu:begin -->", "<!-- gpu:end -->"
@@ -480,15 +483,7 @@ def write_results(out_dir, meta, rows, results_md):
     with open(os.path.join(out_dir, "gpu-results.md"), "w") as f:
         f.write(table)
     if results_md:
-        text = open(results_md).read() if os.path.exists(results_md) else ""
-        block = f"{BEGIN}\n{table}{END}"
-        if BEGIN in text and END in text:
-            text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: block, text,
-                          flags=re.S)
-        else:
-            text += f"\n## GPU: ke against PyTorch\n\n{block}\n"
-        with open(results_md, "w") as f:
-            f.write(text)
+        replace_section(results_md, "gpu", table, "GPU: ke against PyTorch")
     return table
 
 

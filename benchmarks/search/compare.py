@@ -20,11 +20,13 @@ import datetime
 import json
 import os
 import platform
-import re
 import statistics
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from results_md import replace_section  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("KE_BUILD_DIR", os.path.join(ROOT, "build"))
@@ -153,15 +155,8 @@ def main():
     table = "\n".join(lines)
     print(table)
     if args.results:
-        text = open(args.results).read()
-        begin, end = "<!-- search-efficiency:begin -->", "<!-- search-efficiency:end -->"
-        block = f"{begin}\n{table}\n{end}"
-        if begin in text:
-            text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: block,
-                          text, flags=re.S)
-        else:
-            text += "\n## CPU: search efficiency (issue #4)\n\n" + block + "\n"
-        open(args.results, "w").write(text)
+        replace_section(args.results, "search-efficiency", table,
+                        "CPU: search efficiency (issue #4)")
 
 
 if __name__ == "__main__":

@@ -11,8 +11,13 @@ problem and a total; exits 1 on any violation.
 """
 import argparse
 import json
+import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "benchmarks"))
+from results_md import replace_section  # noqa: E402
 
 
 def main():
@@ -115,12 +120,8 @@ def write_results(args, problems, valid, total, failures):
     ]
     for p in problems:
         lines.append(f"| {p['problem']} | {p['valid']}/{p['trials']} |")
-    text = open(args.results).read()
-    begin, end = "<!-- suite-validity:begin -->", "<!-- suite-validity:end -->"
-    block = begin + "\n" + "\n".join(lines) + "\n" + end
-    text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: block,
-                  text, flags=re.S)
-    open(args.results, "w").write(text)
+    replace_section(args.results, "suite-validity", "\n".join(lines),
+                    "CPU: every candidate is valid or a recorded error")
 
 
 if __name__ == "__main__":
