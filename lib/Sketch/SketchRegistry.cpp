@@ -30,10 +30,11 @@ llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
   switch (family) {
   case TargetFamily::Cpu:
     return cpuRules;
+  // The GPU rules take the warp (wavefront) size, LDS and register limits
+  // from the target, so ROCm uses them as they are.
   case TargetFamily::Cuda:
-    return cudaRules;
   case TargetFamily::Rocm:
-    return {}; // issue #6
+    return cudaRules;
   }
   return {};
 }
