@@ -10,6 +10,8 @@
 
 #include "GpuLaunches.h"
 
+#include "ke/Codegen/RocdlPipeline.h"
+
 #include "ke/Config.h"
 #include "ke/InitAll/InitAll.h"
 #include "ke/Workload/Kernel.h"
@@ -63,7 +65,9 @@ std::string ke::getGpuPipelineHash(const TargetDescription &target) {
   std::string text = "cse,canonicalize,sink-constants,gpu-kernel-outlining,"
                      "allocs-to-attributions,convert-vector-to-scf{full-unroll},"
                      "lower-transfers-to-loads," +
-                     getNvptxLoweringPipeline(generic) +
+                     (target.family == TargetFamily::Rocm
+                          ? getRocdlLoweringPipeline(generic)
+                          : getNvptxLoweringPipeline(generic)) +
                      "|" KE_VERSION "|" LLVM_VERSION_STRING;
   std::array<uint8_t, 32> digest =
       llvm::SHA256::hash(llvm::arrayRefFromStringRef(text));
@@ -348,9 +352,9 @@ FailureOr<std::string> ke::assemblePtx(llvm::StringRef ptx,
 FailureOr<GpuKernelBinary>
 ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
                            const GpuLoweringOptions &options) {
-  if (target.family != TargetFamily::Cuda)
+  if (!target.isGpu())
     return kernel.emitError("no GPU lowering for target '")
-           << target.name << "' yet";
+           << target.name << "'";
   registerKePasses(); // the pipelines name passes; idempotent
   // CSE before canonicalization: bufferized thread foralls leave copies
   // between identical subviews, which fold only once CSE made them one value.
@@ -366,12 +370,16 @@ ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
   if (failed(allocsToAttributions(kernel)) ||
       failed(lowerVectorTransfers(kernel)))
     return failure();
+  bool rocm = target.family == TargetFamily::Rocm;
   // MLIR 22's NVPTX serializer finds libdevice (__nv_expf...) through
   // CUDA_HOME only; without it ptxas rejects PTX that uses math functions.
-  if (!llvm::sys::Process::GetEnv("CUDA_HOME"))
+  if (!rocm && !llvm::sys::Process::GetEnv("CUDA_HOME"))
     if (std::string toolkit = findCudaToolkit(); !toolkit.empty())
       ::setenv("CUDA_HOME", toolkit.c_str(), /*overwrite=*/0);
-  if (failed(runPipeline(kernel, getNvptxLoweringPipeline(target))))
+  // The device pass list is the only step that differs for ROCm
+  // (RocdlPipeline.cpp), besides assembling and linking below.
+  if (failed(rocm ? runRocdlLowering(kernel, target)
+                  : runPipeline(kernel, getNvptxLoweringPipeline(target))))
     return failure();
 
   GpuKernelBinary binary;
@@ -388,6 +396,8 @@ ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
   if (!object)
     return kernel.emitError("gpu.binary holds no object");
   binary.assembly = object.getObject().getValue().str();
+  if (rocm)
+    return finishRocdlBinary(kernel, target, std::move(binary));
   binary.format = "ptx";
   binary.image = binary.assembly;
 

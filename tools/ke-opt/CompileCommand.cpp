@@ -107,10 +107,12 @@ std::optional<std::string> resolveDatabase() {
 std::string defaultOutput(llvm::StringRef input) {
   if (emitKind != EmitKind::Obj)
     return "-";
-  if (parseTargetOption("compile")->family == TargetFamily::Cuda) {
+  TargetFamily family = parseTargetOption("compile")->family;
+  if (family != TargetFamily::Cpu) {
+    llvm::StringRef extension = family == TargetFamily::Cuda ? "ptx" : "hsaco";
     llvm::SmallString<128> path(llvm::sys::path::filename(input));
-    llvm::sys::path::replace_extension(path, "ptx");
-    return input == "-" ? "a.ptx" : path.str().str();
+    llvm::sys::path::replace_extension(path, extension);
+    return input == "-" ? ("a." + extension).str() : path.str().str();
   }
   if (input == "-")
     return "a.o";
@@ -199,14 +201,53 @@ int emitCode(ModuleOp module, const TargetDescription &target,
   return 0;
 }
 
-/// CUDA: each kernel group (a workload's anchor with its fused fills and
-/// consumer) gets its best record in the database or its default schedule,
-/// and is lowered to PTX on its own (ke/Codegen/GpuPipeline.h). The output
-/// holds one PTX module per group, each after a `// -----// workload KEY`
-/// line and a line per launch; with one group it is a plain PTX file. When
-/// ptxas is available, OUT.cubin (OUT.<i>.cubin for group i of several) is
-/// written too, and each group's registers and spills go to stderr.
-int compileForCuda(ModuleOp module, const TargetDescription &target,
+/// Writes the HSA code object of kernel group `index` of `count`: to the
+/// output itself when there is one group, else to OUT's stem .<index>.hsaco
+/// (one code object per group: each group is its own gpu.module), and the
+/// output lists the groups, their launches and files. Returns false after
+/// an error.
+bool writeHsaco(const GpuKernelBinary &binary, llvm::StringRef path,
+                size_t index, size_t count, llvm::ToolOutputFile &output) {
+  if (count == 1) {
+    output.os() << binary.image;
+    return true;
+  }
+  if (path == "-") {
+    error() << "several kernel groups need one file each: give -o FILE\n";
+    return false;
+  }
+  llvm::SmallString<128> file(path);
+  llvm::sys::path::replace_extension(file, "");
+  file += llvm::formatv(".{0}.hsaco", index).str();
+  std::string message;
+  std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(file, &message);
+  if (!out) {
+    error() << message << "\n";
+    return false;
+  }
+  out->os() << binary.image;
+  out->keep();
+  for (const GpuLaunch &launch : binary.launches)
+    output.os() << llvm::formatv(
+        "// launch {0} grid {1}x{2}x{3} block {4}x{5}x{6}\n",
+        launch.kernelName, launch.grid[0], launch.grid[1], launch.grid[2],
+        launch.block[0], launch.block[1], launch.block[2]);
+  output.os() << "// code object " << file << "\n";
+  return true;
+}
+
+/// CUDA and ROCm: each kernel group (a workload's anchor with its fused
+/// fills and consumer) gets its best record in the database or its default
+/// schedule, and is lowered on its own (ke/Codegen/GpuPipeline.h).
+/// CUDA: the output holds one PTX module per group, each after a
+/// `// -----// workload KEY` line and a line per launch; with one group it
+/// is a plain PTX file. When ptxas is available, OUT.cubin (OUT.<i>.cubin
+/// for group i of several) is written too, and each group's registers and
+/// spills go to stderr.
+/// ROCm: the output is the HSA code object (writeHsaco), or with --emit=asm
+/// the AMDGCN assembly laid out like the PTX; each kernel's registers, LDS
+/// and scratch go to stderr.
+int compileForGpu(ModuleOp module, const TargetDescription &target,
                    llvm::StringRef database, llvm::StringRef path,
                    llvm::ToolOutputFile &output) {
   std::unique_ptr<TuningDatabase> db;
@@ -275,6 +316,21 @@ int compileForCuda(ModuleOp module, const TargetDescription &target,
       output.os() << "// -----// workload " << workload.key << "\n"
                   << *kernel->module << "\n";
       continue;
+    }
+    if (target.family == TargetFamily::Rocm) {
+      llvm::errs() << llvm::formatv("ke: workload {0} {1} ({2}):\n",
+                                    workload.key, workload.opName,
+                                    schedule->rule->getName())
+                   << binary->assemblerLog;
+      if (emitKind == EmitKind::Obj) {
+        if (workloads.size() > 1)
+          output.os() << "// -----// workload " << workload.key << " "
+                      << workload.opName << " " << schedule->rule->getName()
+                      << "\n";
+        if (!writeHsaco(*binary, path, index, workloads.size(), output))
+          return 1;
+        continue;
+      }
     }
     if (workloads.size() > 1) {
       output.os() << "// -----// workload " << workload.key << " "
@@ -356,12 +412,6 @@ int ke::runCompileCommand() {
   std::optional<TargetDescription> target = parseTargetOption("compile");
   if (!target)
     return 1;
-  if (target->family == TargetFamily::Rocm) {
-    error() << "code generation for '" << target->name
-            << "' comes with issue #6 (ROCm); cpu and cuda targets compile "
-               "today\n";
-    return 1;
-  }
   if (referenceOnly && target->isGpu()) {
     error() << "--reference compiles for cpu targets only\n";
     return 1;
@@ -389,10 +439,10 @@ int ke::runCompileCommand() {
     return 1;
   }
 
-  if (target->family == TargetFamily::Cuda) {
+  if (target->isGpu()) {
     int code = 1;
     if (!runCrashSafely([&] {
-          code = compileForCuda(*module, *target, *database, path, *output);
+          code = compileForGpu(*module, *target, *database, path, *output);
         })) {
       error() << "MLIR or LLVM crashed while compiling '" << inputFiles.front()
               << "' for " << target->name << " (an upstream bug)\n";

@@ -1,0 +1,286 @@
+//===- RocdlPipeline.cpp - From a scheduled kernel to an AMDGPU code object ===//
+//
+// The ROCm half of the GPU lowering (ke/Codegen/RocdlPipeline.h).
+// Everything up to the device pass list is shared with NVPTX
+// (lowerKernelToGpuBinary, NvptxPipeline.cpp); this file holds the ROCDL
+// pass list and the step from AMDGCN assembly to a code object:
+//   - MLIR's ROCDL serializer links the ROCm device libraries a kernel calls
+//     into (ocml for math, ockl; Debian's rocm-device-libs) and emits AMDGCN
+//     assembly (format=isa). MLIR 22 defines the ISA version itself
+//     (__oclc_ISA_version), so no oclc_isa_version_<chip>.bc is needed: that
+//     is why gfx942 works with Debian's libraries, which stop at 940;
+//   - ke assembles the assembly with LLVM's AMDGPU MC layer and links it into
+//     a shared object (HSACO) with ld.lld (ROCDL::assembleIsa, then
+//     `ld.lld -shared`), so no $ROCM_PATH/llvm/bin/ld.lld is needed:
+//     Debian's ld.lld-22 does;
+//   - the kernels' resources (VGPRs, SGPRs, LDS, scratch) are read off the
+//     assembly's kernel descriptors; LDS beyond the target's limit is an
+//     error.
+// Wavefronts are 64 wide (gfx9 CDNA is wave64 only; the ROCDL target's
+// default), matching TargetDescription::gpu.warpSize.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ke/Codegen/RocdlPipeline.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/ROCDL/Utils.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
+
+using namespace mlir;
+using namespace ke;
+
+namespace {
+
+std::optional<std::string> getEnv(llvm::StringRef name) {
+  std::optional<std::string> value = llvm::sys::Process::GetEnv(name);
+  if (value && value->empty())
+    return std::nullopt;
+  return value;
+}
+
+/// Links an AMDGPU object into a code object with `lld -shared`. (MLIR's
+/// ROCDL::linkObjectCode wants a ROCm folder holding llvm/bin/ld.lld.)
+FailureOr<std::string> linkCodeObject(llvm::ArrayRef<char> object,
+                                      llvm::StringRef lld, std::string &log) {
+  llvm::SmallString<128> input, output, messages;
+  if (llvm::sys::fs::createTemporaryFile("ke-kernel", "o", input) ||
+      llvm::sys::fs::createTemporaryFile("ke-kernel", "hsaco", output) ||
+      llvm::sys::fs::createTemporaryFile("ke-lld", "log", messages)) {
+    log = "cannot create temporary files for ld.lld";
+    return failure();
+  }
+  llvm::scope_exit cleanup([&] {
+    llvm::sys::fs::remove(input);
+    llvm::sys::fs::remove(output);
+    llvm::sys::fs::remove(messages);
+  });
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(input, ec);
+    if (ec) {
+      log = "cannot write " + input.str().str();
+      return failure();
+    }
+    os << llvm::StringRef(object.data(), object.size());
+  }
+  // argv[0] ld.lld selects lld's ELF flavour whatever the file is called.
+  llvm::SmallVector<llvm::StringRef> args = {"ld.lld", "-shared", input, "-o",
+                                             output};
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, messages,
+                                                messages};
+  std::string error;
+  int code = llvm::sys::ExecuteAndWait(lld, args, std::nullopt, redirects,
+                                       /*SecondsToWait=*/120, 0, &error);
+  if (auto text = llvm::MemoryBuffer::getFile(messages))
+    log = (*text)->getBuffer().str();
+  if (code != 0) {
+    log = llvm::formatv("{0} failed ({1}): {2}\n{3}", lld, code, error, log);
+    return failure();
+  }
+  auto hsaco = llvm::MemoryBuffer::getFile(output, /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+  if (!hsaco) {
+    log += "\nld.lld wrote no code object";
+    return failure();
+  }
+  return (*hsaco)->getBuffer().str();
+}
+
+/// Private attributions (per-thread buffers) of generic memref type become
+/// #gpu.address_space<private> buffers cast back to generic where they are
+/// used. The ROCDL lowering allocates them in address space 5 (scratch) and
+/// cannot put such a pointer into a generic memref descriptor; NVVM's
+/// allocas are generic, so the shared lowering leaves them generic. LLVM's
+/// address space inference recovers scratch accesses through the casts.
+void castPrivateAttributions(ModuleOp module) {
+  module.walk([](gpu::GPUFuncOp func) {
+    MLIRContext *context = func.getContext();
+    auto privateSpace =
+        gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Private);
+    for (BlockArgument arg : func.getPrivateAttributions()) {
+      auto type = dyn_cast<MemRefType>(arg.getType());
+      if (!type || type.getMemorySpace())
+        continue;
+      arg.setType(MemRefType::get(type.getShape(), type.getElementType(),
+                                  type.getLayout(), privateSpace));
+      OpBuilder builder = OpBuilder::atBlockBegin(&func.getBody().front());
+      auto cast =
+          memref::MemorySpaceCastOp::create(builder, arg.getLoc(), type, arg);
+      arg.replaceAllUsesExcept(cast, cast);
+    }
+  });
+}
+
+bool hasDeviceLibs(llvm::StringRef root) {
+  llvm::SmallString<256> path(root);
+  llvm::sys::path::append(path, "amdgcn", "bitcode", "ocml.bc");
+  return llvm::sys::fs::exists(path);
+}
+
+} // namespace
+
+std::string ke::getRocdlLoweringPipeline(const TargetDescription &target,
+                                         llvm::StringRef deviceLibRoot) {
+  // Code object version 5: loaded by ROCm 5.3 and later (MLIR's default, 6,
+  // needs ROCm 6.3).
+  std::string toolkit =
+      deviceLibRoot.empty() ? "" : (" toolkit=" + deviceLibRoot).str();
+  return llvm::formatv(
+             "convert-linalg-to-loops,convert-scf-to-cf,"
+             "expand-strided-metadata,lower-affine,"
+             "rocdl-attach-target{{chip={0} O=3 abi=500},"
+             // Math ops to device-library calls (__ocml_*) first: the
+             // generic lowering would make LLVM intrinsics such as
+             // llvm.tanh, which the AMDGPU backend cannot select.
+             // (A module pass; the host function has no math ops left.)
+             "convert-math-to-rocdl{{chipset={0}},"
+             "gpu.module(convert-gpu-to-rocdl{{chipset={0}}),"
+             "reconcile-unrealized-casts,"
+             "gpu-module-to-binary{{format=isa{1}}",
+             target.chip, toolkit)
+      .str();
+}
+
+LogicalResult ke::runRocdlLowering(ModuleOp kernel,
+                                   const TargetDescription &target) {
+  // convert-gpu-to-nvvm unrolls n-D vector.from_elements (which the vector
+  // transfer lowering leaves, e.g. for register tiles of 4x4) to 1-D before
+  // converting; convert-gpu-to-rocdl does not, and translation then fails on
+  // the leftover op. So it is done here.
+  RewritePatternSet patterns(kernel.getContext());
+  vector::populateVectorFromElementsUnrollPatterns(patterns);
+  vector::populateVectorToElementsUnrollPatterns(patterns);
+  if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
+    return kernel.emitError("cannot unroll n-D vector.from_elements");
+  castPrivateAttributions(kernel);
+  PassManager pm(kernel->getName());
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  if (failed(parsePassPipeline(
+          getRocdlLoweringPipeline(target, findRocmDeviceLibRoot()), pm, os)))
+    return kernel.emitError("bad ROCDL pipeline: ") << message;
+  return pm.run(kernel);
+}
+
+std::string ke::findRocmDeviceLibRoot() {
+  llvm::SmallVector<std::string> candidates;
+  for (llvm::StringRef name : {"KE_ROCM_DEVICE_LIBS", "ROCM_PATH"})
+    if (std::optional<std::string> value = getEnv(name))
+      candidates.push_back(*value);
+  candidates.push_back("/opt/rocm");
+  // Debian's rocm-device-libs: /usr/lib/<multiarch>/amdgcn/bitcode.
+  candidates.push_back("/usr/lib/x86_64-linux-gnu");
+  candidates.push_back("/usr/lib/aarch64-linux-gnu");
+  for (const std::string &root : candidates)
+    if (hasDeviceLibs(root))
+      return root;
+  return "";
+}
+
+std::string ke::findLld() {
+  if (std::optional<std::string> path = getEnv("KE_LLD"))
+    return *path;
+  for (llvm::StringRef name : {"ld.lld-22", "ld.lld"})
+    if (llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(name))
+      return *found;
+  llvm::SmallVector<std::string> roots;
+  if (std::optional<std::string> rocm = getEnv("ROCM_PATH"))
+    roots.push_back(*rocm);
+  roots.push_back("/opt/rocm");
+  for (const std::string &root : roots) {
+    llvm::SmallString<256> path(root);
+    llvm::sys::path::append(path, "llvm", "bin", "ld.lld");
+    if (llvm::sys::fs::can_execute(path))
+      return path.str().str();
+  }
+  return "";
+}
+
+llvm::SmallVector<AmdgpuKernelReport>
+ke::parseAmdgpuKernelReports(llvm::StringRef assembly) {
+  llvm::SmallVector<AmdgpuKernelReport> reports;
+  llvm::Regex kernel("^[ \t]*\\.amdhsa_kernel[ \t]+([^ \t]+)");
+  llvm::Regex field("^[ \t]*\\.(amdhsa_[a-z_0-9]+|vgpr_spill_count|"
+                    "sgpr_spill_count)[ \t:]+([0-9]+)");
+  llvm::SmallVector<llvm::StringRef> lines, m;
+  assembly.split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    if (kernel.match(line, &m)) {
+      reports.push_back({m[1].str()});
+      continue;
+    }
+    if (reports.empty() || !field.match(line, &m))
+      continue;
+    uint64_t value = 0;
+    if (m[2].getAsInteger(10, value))
+      continue;
+    AmdgpuKernelReport &r = reports.back();
+    if (m[1] == "amdhsa_next_free_vgpr")
+      r.vgprs = value;
+    else if (m[1] == "amdhsa_next_free_sgpr")
+      r.sgprs = value;
+    else if (m[1] == "amdhsa_group_segment_fixed_size")
+      r.ldsBytes = value;
+    else if (m[1] == "amdhsa_private_segment_fixed_size")
+      r.scratchBytes = value;
+  }
+  // The metadata (.amdgpu_metadata, after the descriptors) names each
+  // kernel's spills; match them by order.
+  llvm::Regex spill("^[ \t]*\\.vgpr_spill_count:[ \t]+([0-9]+)");
+  unsigned index = 0;
+  for (llvm::StringRef line : lines)
+    if (spill.match(line, &m) && index < reports.size())
+      m[1].getAsInteger(10, reports[index++].vgprSpills);
+  return reports;
+}
+
+FailureOr<GpuKernelBinary> ke::finishRocdlBinary(ModuleOp kernel,
+                                                 const TargetDescription &target,
+                                                 GpuKernelBinary binary) {
+  auto emitError = [&] { return kernel.emitError(); };
+  FailureOr<SmallVector<char, 0>> object = ROCDL::assembleIsa(
+      binary.assembly, target.triple, target.chip, target.features, emitError);
+  if (failed(object))
+    return failure();
+  std::string lld = findLld();
+  if (lld.empty())
+    return kernel.emitError("ld.lld not found (set $KE_LLD, install lld-22, "
+                            "or set $ROCM_PATH to a ROCm installation)");
+  std::string linkLog;
+  FailureOr<std::string> hsaco = linkCodeObject(*object, lld, linkLog);
+  if (failed(hsaco))
+    return kernel.emitError("cannot link the code object: ") << linkLog;
+  binary.format = "hsaco";
+  binary.image = std::move(*hsaco);
+
+  llvm::raw_string_ostream log(binary.assemblerLog);
+  for (const AmdgpuKernelReport &r : parseAmdgpuKernelReports(binary.assembly)) {
+    log << llvm::formatv("{0}: {1} VGPRs, {2} SGPRs, {3} bytes LDS, {4} bytes "
+                         "scratch, {5} VGPR spills\n",
+                         r.kernelName, r.vgprs, r.sgprs, r.ldsBytes,
+                         r.scratchBytes, r.vgprSpills);
+    binary.registers = std::max<uint32_t>(binary.registers, r.vgprs);
+    // Spilled VGPRs go to scratch: 4 bytes per lane and register.
+    binary.spillStoreBytes += 4 * r.vgprSpills;
+    if (r.ldsBytes > target.gpu.sharedMemoryPerBlockBytes)
+      return kernel.emitError("kernel ")
+             << r.kernelName << " uses " << r.ldsBytes
+             << " bytes of LDS, more than the "
+             << target.gpu.sharedMemoryPerBlockBytes << " of " << target.name;
+  }
+  return binary;
+}
