@@ -35,13 +35,20 @@ std::string ke::getCpuLoweringPipeline(const CpuLoweringOptions &options) {
                           options.numThreads)
                 .str()
           : "scf-forall-to-for,";
+  std::string linalgLoops =
+      options.referenceThreads > 0
+          ? llvm::formatv("convert-linalg-to-parallel-loops,"
+                          "convert-scf-to-openmp{{num-threads={0}},",
+                          options.referenceThreads)
+                .str()
+          : "convert-linalg-to-loops,";
   return "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
          "canonicalize,cse,"
          // Fully unrolled transfers need no stack temporaries: the loop form
          // allocas a buffer per iteration and overflows the stack.
-         "convert-vector-to-scf{full-unroll=true},convert-linalg-to-loops,"
-         "lower-affine," +
+         "convert-vector-to-scf{full-unroll=true}," +
+         linalgLoops + "lower-affine," +
          forall +
          "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
          "convert-scf-to-cf,convert-vector-to-llvm,convert-math-to-llvm,"

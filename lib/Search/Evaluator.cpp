@@ -230,6 +230,10 @@ CandidateRecord CpuEvaluator::runCandidate(const Schedule *schedule,
         }
         CpuLoweringOptions lowering;
         lowering.numThreads = threads;
+        // The reference runs its parallel loops on every core: big ones take
+        // minutes on plain loops (same results, see CpuLoweringOptions).
+        if (!schedule)
+          lowering.referenceThreads = target->cpu.cores;
         if (failed(lowerKernelToLLVM(*payload, lowering))) {
           writeCandidateReport(report, ErrorClass::CompileError,
                                diagnostics.text, nullptr, 0);

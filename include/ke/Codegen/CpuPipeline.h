@@ -24,6 +24,11 @@ namespace ke {
 struct CpuLoweringOptions {
   /// OpenMP threads for scf.forall loops; 0 lowers them to sequential loops.
   unsigned numThreads = 0;
+  /// For the unscheduled reference: OpenMP threads over the parallel loops
+  /// of the linalg ops left (convert-linalg-to-parallel-loops); reductions
+  /// stay sequential loops inside, so every output element is computed in
+  /// the same order as with plain loops, only sooner. 0: plain loops.
+  unsigned referenceThreads = 0;
 };
 
 /// Applies the named sequence @__transform_main of `script` to `kernel`.
