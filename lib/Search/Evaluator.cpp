@@ -232,7 +232,9 @@ CandidateRecord CpuEvaluator::runCandidate(const Schedule *schedule,
         lowering.numThreads = threads;
         // The reference runs its parallel loops on every core: big ones take
         // minutes on plain loops (same results, see CpuLoweringOptions).
-        if (!schedule)
+        // Where LLVM's OpenMP runtime is missing (a GPU machine without
+        // LLVM), it runs plain loops.
+        if (!schedule && findOpenMPRuntime())
           lowering.referenceThreads = target->cpu.cores;
         if (failed(lowerKernelToLLVM(*payload, lowering))) {
           writeCandidateReport(report, ErrorClass::CompileError,
