@@ -6,77 +6,11 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
-#include <cstring>
-
 using namespace ke;
 using namespace ke::cuda;
 
 static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
-//===----------------------------------------------------------------------===//
-// Argument packing
-//===----------------------------------------------------------------------===//
-
-llvm::Expected<LaunchParameters>
-ke::packLaunchArguments(const GpuLaunch &launch,
-                        llvm::ArrayRef<DeviceBufferRef> buffers) {
-  LaunchParameters params;
-  for (auto [index, argument] : llvm::enumerate(launch.arguments)) {
-    uint64_t slot = 0;
-    uint8_t size = 8;
-    switch (argument.kind) {
-    case GpuLaunchArgument::Kind::BufferField: {
-      if (argument.buffer >= buffers.size())
-        return makeError(llvm::formatv(
-            "launch of {0}: parameter #{1} names buffer #{2}, but the kernel "
-            "module has {3}",
-            launch.kernelName, index, argument.buffer, buffers.size()));
-      const DeviceBufferRef &buffer = buffers[argument.buffer];
-      size_t rank = buffer.shape.size();
-      unsigned field = argument.field;
-      if (field < 2) {
-        slot = buffer.address; // allocated and aligned pointers
-      } else if (field == 2) {
-        slot = 0; // offset
-      } else if (field < 3 + rank) {
-        slot = uint64_t(buffer.shape[field - 3]);
-      } else if (field < 3 + 2 * rank) {
-        // Row-major contiguous strides: the product of the later sizes.
-        int64_t stride = 1;
-        for (size_t d = field - 3 - rank + 1; d < rank; ++d)
-          stride *= buffer.shape[d];
-        slot = uint64_t(stride);
-      } else {
-        return makeError(llvm::formatv(
-            "launch of {0}: parameter #{1} names field {2} of buffer #{3}, "
-            "whose rank-{4} descriptor has {5} fields",
-            launch.kernelName, index, field, argument.buffer, rank,
-            3 + 2 * rank));
-      }
-      break;
-    }
-    case GpuLaunchArgument::Kind::Index:
-    case GpuLaunchArgument::Kind::F64:
-      slot = uint64_t(argument.value);
-      break;
-    case GpuLaunchArgument::Kind::F32:
-    case GpuLaunchArgument::Kind::I32: {
-      // The low 32 bits, at the start of the slot (the driver reads 4 bytes).
-      uint32_t low = uint32_t(uint64_t(argument.value));
-      std::memcpy(&slot, &low, sizeof(low));
-      size = 4;
-      break;
-    }
-    }
-    params.slots.push_back(slot);
-    params.sizes.push_back(size);
-  }
-  // The slots no longer move: point at them.
-  for (uint64_t &slot : params.slots)
-    params.pointers.push_back(&slot);
-  return params;
 }
 
 //===----------------------------------------------------------------------===//

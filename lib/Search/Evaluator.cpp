@@ -85,7 +85,7 @@ Evaluator::~Evaluator() = default;
 FailureOr<std::unique_ptr<Evaluator>>
 ke::createEvaluator(Operation *anchor, const TargetDescription &target,
                     const EvaluatorOptions &options) {
-  if (target.family == TargetFamily::Cuda) {
+  if (target.isGpu()) {
     FailureOr<std::unique_ptr<GpuEvaluator>> gpu =
         GpuEvaluator::create(anchor, target, options);
     if (failed(gpu))

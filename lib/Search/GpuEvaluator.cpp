@@ -8,6 +8,7 @@
 #include "ke/Codegen/GpuPipeline.h"
 #include "ke/Runtime/ChildProcess.h"
 #include "ke/Runtime/CudaRunner.h"
+#include "ke/Runtime/HipRunner.h"
 #include "ke/Support/CrashSafety.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -18,15 +19,17 @@ using namespace ke;
 GpuKernelBuilder ke::getDefaultGpuKernelBuilder() {
   return [](ModuleOp kernel, const TargetDescription &target)
              -> llvm::Expected<GpuKernelBinary> {
-    if (target.family != TargetFamily::Cuda)
+    if (!target.isGpu())
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "no GPU lowering for '" + target.name +
-                                         "' yet");
+                                         "'");
     // Diagnostics go to the candidate's collector; this is the summary.
     FailureOr<GpuKernelBinary> binary = lowerKernelToGpuBinary(kernel, target);
     if (failed(binary))
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "the NVPTX lowering failed");
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          target.family == TargetFamily::Rocm ? "the ROCDL lowering failed"
+                                              : "the NVPTX lowering failed");
     return std::move(*binary);
   };
 }
@@ -35,8 +38,8 @@ FailureOr<std::unique_ptr<GpuEvaluator>>
 GpuEvaluator::create(Operation *anchor, const TargetDescription &target,
                      const EvaluatorOptions &options,
                      GpuKernelBuilder builder) {
-  if (target.family != TargetFamily::Cuda)
-    return anchor->emitError("the GPU evaluator measures CUDA targets, not '")
+  if (!target.isGpu())
+    return anchor->emitError("the GPU evaluator measures GPU targets, not '")
            << target.name << "'";
   std::unique_ptr<GpuEvaluator> evaluator(new GpuEvaluator());
   evaluator->target = target;
@@ -63,8 +66,22 @@ CandidateRecord GpuEvaluator::evaluateReference() {
 
 namespace {
 
+/// The runners of one GPU family: the CUDA and HIP runners share their
+/// interface, so one candidate path serves both.
+struct CudaRuntime {
+  using Module = CudaModule;
+  using Runner = CudaRunner;
+  static auto open(int ordinal) { return openCudaDevice(ordinal); }
+};
+struct HipRuntime {
+  using Module = HipModule;
+  using Runner = HipRunner;
+  static auto open(int ordinal) { return openHipDevice(ordinal); }
+};
+
 /// What a candidate's child does once the schedule is applied: lower, open
 /// the device, load, check, time. Returns after writing the report.
+template <typename Runtime>
 void runOnDevice(llvm::raw_ostream &report, ModuleOp scheduled,
                  const TargetDescription &target,
                  const GpuKernelBuilder &builder, const CpuEvaluator &cpu,
@@ -81,17 +98,18 @@ void runOnDevice(llvm::raw_ostream &report, ModuleOp scheduled,
       message += ": " + diagnostics.text;
     return fail(ErrorClass::CompileError, message);
   }
-  llvm::Expected<std::unique_ptr<CudaDevice>> device =
-      openCudaDevice(options.deviceOrdinal);
+  auto device = Runtime::open(options.deviceOrdinal);
   if (!device)
     return fail(ErrorClass::LaunchError, llvm::toString(device.takeError()));
-  llvm::Expected<std::unique_ptr<CudaModule>> module =
-      CudaModule::load(**device, *binary);
+  using Module = typename Runtime::Module;
+  using Runner = typename Runtime::Runner;
+  llvm::Expected<std::unique_ptr<Module>> module =
+      Module::load(**device, *binary);
   if (!module)
     return fail(ErrorClass::CompileError, llvm::toString(module.takeError()));
   const KernelModule &kernel = cpu.getKernel();
-  llvm::Expected<std::unique_ptr<CudaRunner>> runner =
-      CudaRunner::create(**module, kernel.arguments, cpu.getInputSets());
+  llvm::Expected<std::unique_ptr<Runner>> runner =
+      Runner::create(**module, kernel.arguments, cpu.getInputSets());
   if (!runner)
     return fail(ErrorClass::LaunchError, llvm::toString(runner.takeError()));
 
@@ -153,8 +171,8 @@ CandidateRecord GpuEvaluator::evaluate(const Schedule &schedule,
   }
   ModuleOp kernel = reference->getKernel().module.get();
   MLIRContext *context = kernel->getContext();
-  // CUDA is initialized in this child only: the parent forks again for the
-  // next candidate, and a forked CUDA state is unusable.
+  // CUDA and HIP are initialized in this child only: the parent forks again
+  // for the next candidate, and a forked GPU runtime state is unusable.
   ChildResult child = runInChild(
       [&](llvm::raw_ostream &report) -> int {
         DiagnosticCollector diagnostics(context);
@@ -165,8 +183,14 @@ CandidateRecord GpuEvaluator::evaluate(const Schedule &schedule,
                                diagnostics.text, nullptr, 0);
           return 0;
         }
-        runOnDevice(report, *payload, target, builder, *reference, options,
-                    bestSeconds, diagnostics);
+        if (target.family == TargetFamily::Rocm)
+          runOnDevice<HipRuntime>(report, *payload, target, builder,
+                                  *reference, options, bestSeconds,
+                                  diagnostics);
+        else
+          runOnDevice<CudaRuntime>(report, *payload, target, builder,
+                                   *reference, options, bestSeconds,
+                                   diagnostics);
         return 0;
       },
       options.timeoutSeconds);

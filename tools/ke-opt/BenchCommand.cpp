@@ -37,7 +37,7 @@ static cl::opt<std::string>
                           "valid schedule recorded for each workload"),
                  cl::value_desc("file"), cl::sub(getBenchCommand()));
 static cl::opt<int> benchDevice(
-    "device", cl::desc("The CUDA device to measure on (cuda targets)"),
+    "device", cl::desc("The GPU to measure on (cuda and rocm targets)"),
     cl::init(0), cl::sub(getBenchCommand()));
 static cl::opt<double>
     benchMinSeconds("min-seconds",
@@ -168,26 +168,26 @@ int ke::runBenchCommand() {
   std::optional<TargetDescription> target = parseTargetOption("bench");
   if (!target)
     return 1;
-  bool cuda = target->family == TargetFamily::Cuda;
-  if (!cuda && (!target->isCpu() || !target->detectedFromHost)) {
+  bool gpu = target->isGpu();
+  if (!gpu && (!target->isCpu() || !target->detectedFromHost)) {
     subcommandError("bench") << "bench measures on this machine: use "
-                                "--target=cpu or a CUDA target\n";
+                                "--target=cpu or a GPU target\n";
     return 1;
   }
   if (!requireInputFiles("bench"))
     return 1;
-  std::optional<CudaDeviceInfo> device;
-  if (cuda) {
-    llvm::Expected<CudaDeviceInfo> probed =
-        checkCudaDevice(*target, benchDevice);
+  std::optional<ProbedGpu> device;
+  if (gpu) {
+    llvm::Expected<ProbedGpu> probed = checkGpuDevice(*target, benchDevice);
     if (!probed) {
-      subcommandError("bench") << "no CUDA device to measure " << target->name
-                               << " on: " << llvm::toString(probed.takeError())
-                               << "\n";
+      subcommandError("bench")
+          << "no " << getGpuDeviceNoun(*target) << " to measure "
+          << target->name << " on: "
+          << llvm::toString(probed.takeError()) << "\n";
       return 1;
     }
     device = *probed;
-    llvm::errs() << "[ke] measuring on " << describeCudaDevice(*device) << "\n";
+    llvm::errs() << "[ke] measuring on " << device->description << "\n";
   }
   bool ok = true;
   std::map<std::string, llvm::json::Value> tuned;
@@ -208,7 +208,7 @@ int ke::runBenchCommand() {
   options.measure.minTotalSeconds = benchMinSeconds;
   options.deviceOrdinal = benchDevice;
   // GPU runs are short: the protocol's floor there is 50 ms.
-  if (cuda && !benchMinSeconds.getNumOccurrences())
+  if (gpu && !benchMinSeconds.getNumOccurrences())
     options.measure.minTotalSeconds = 0.05;
   llvm::json::Array results;
   bool allCorrect = true;
@@ -284,7 +284,7 @@ int ke::runBenchCommand() {
   }
   llvm::json::Object summary{{"target", target->name},
                              {"chip", target->chip},
-                             {"device", device ? device->toJSON()
+                             {"device", device ? device->info
                                                : llvm::json::Value(nullptr)},
                              {"workloads", std::move(results)}};
   llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(summary)))

@@ -4,6 +4,8 @@
 #include "Subcommands.h"
 
 #include "ke/InitAll/InitAll.h"
+#include "ke/Runtime/CudaRunner.h"
+#include "ke/Runtime/HipRunner.h"
 #include "ke/Support/InputFile.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -75,8 +77,8 @@ static std::optional<int> getComputeCapability(llvm::StringRef chip) {
   return value;
 }
 
-llvm::Expected<CudaDeviceInfo>
-ke::checkCudaDevice(TargetDescription &target, int ordinal) {
+static llvm::Expected<ProbedGpu> checkCudaDevice(TargetDescription &target,
+                                                 int ordinal) {
   llvm::Expected<CudaDeviceInfo> device = probeCudaDevice(ordinal);
   if (!device)
     return device.takeError();
@@ -98,15 +100,53 @@ ke::checkCudaDevice(TargetDescription &target, int ordinal) {
   if (device->sharedMemoryPerBlockOptinBytes)
     target.gpu.sharedMemoryPerBlockBytes =
         device->sharedMemoryPerBlockOptinBytes;
-  return device;
+  std::string description =
+      llvm::formatv("CUDA device #{0}: {1} ({2}, {3} SMs, {4} MiB L2, "
+                    "driver {5}.{6})",
+                    device->ordinal, device->name, device->getChip(),
+                    device->multiprocessors, device->l2CacheBytes >> 20,
+                    device->driverVersion / 1000,
+                    device->driverVersion % 1000 / 10)
+          .str();
+  return ProbedGpu{std::move(description), device->toJSON()};
 }
 
-std::string ke::describeCudaDevice(const CudaDeviceInfo &device) {
-  return llvm::formatv("CUDA device #{0}: {1} ({2}, {3} SMs, {4} MiB L2, "
-                       "driver {5}.{6})",
-                       device.ordinal, device.name, device.getChip(),
-                       device.multiprocessors, device.l2CacheBytes >> 20,
-                       device.driverVersion / 1000,
-                       device.driverVersion % 1000 / 10)
-      .str();
+static llvm::Expected<ProbedGpu> checkHipDevice(TargetDescription &target,
+                                                int ordinal) {
+  llvm::Expected<HipDeviceInfo> device = probeHipDevice(ordinal);
+  if (!device)
+    return device.takeError();
+  // A code object runs on the processor it was built for only.
+  if (device->getChip() != target.chip)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "AMD GPU #%d (%s) is %s: code for %s does not run on it; use "
+        "--target rocm:%s",
+        ordinal, device->name.c_str(), device->getChip().c_str(),
+        target.chip.c_str(), device->getChip().c_str());
+  target.gpu.multiprocessors = device->multiprocessors;
+  if (device->maxThreadsPerBlock)
+    target.gpu.maxThreadsPerBlock = device->maxThreadsPerBlock;
+  if (device->sharedMemoryPerBlockBytes)
+    target.gpu.sharedMemoryPerBlockBytes = device->sharedMemoryPerBlockBytes;
+  std::string description =
+      llvm::formatv("AMD GPU #{0}: {1} ({2}, {3} CUs, {4} MiB L2, HIP "
+                    "{5}.{6})",
+                    device->ordinal, device->name, device->gcnArchName,
+                    device->multiprocessors, device->l2CacheBytes >> 20,
+                    device->runtimeVersion / 10000000,
+                    device->runtimeVersion / 100000 % 100)
+          .str();
+  return ProbedGpu{std::move(description), device->toJSON()};
+}
+
+llvm::StringRef ke::getGpuDeviceNoun(const TargetDescription &target) {
+  return target.family == TargetFamily::Rocm ? "AMD GPU" : "CUDA device";
+}
+
+llvm::Expected<ProbedGpu> ke::checkGpuDevice(TargetDescription &target,
+                                             int ordinal) {
+  if (target.family == TargetFamily::Rocm)
+    return checkHipDevice(target, ordinal);
+  return checkCudaDevice(target, ordinal);
 }

@@ -2,12 +2,12 @@
 #ifndef KE_TOOLS_KE_OPT_TOOLSUPPORT_H
 #define KE_TOOLS_KE_OPT_TOOLSUPPORT_H
 
-#include "ke/Runtime/CudaRunner.h"
 #include "ke/Target/Target.h"
 #include "ke/Workload/Workload.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <optional>
@@ -38,16 +38,30 @@ bool requireInputFiles(llvm::StringRef command);
 /// working directory.
 std::string getDatabasePath();
 
-/// Probes CUDA device `ordinal` (in a child process) and checks that it runs
-/// code for `target`: fails with "no CUDA driver ...", "no CUDA device ..."
-/// or a compute capability below the target's. On success `target` takes the
-/// device's multiprocessors, threads per block and shared memory per block
-/// (the sketch rules' limits) in place of its generation's table values.
-llvm::Expected<CudaDeviceInfo> checkCudaDevice(TargetDescription &target,
-                                               int ordinal);
+/// The GPU that tune and bench measure on, as probed.
+struct ProbedGpu {
+  /// "CUDA device #0: NVIDIA H200 (sm_90, 132 SMs, 60 MiB L2, driver 13.0)"
+  /// or "AMD GPU #0: AMD Instinct MI300X (gfx942:sramecc+:xnack-, 304 CUs,
+  /// 4 MiB L2, HIP 6.2)".
+  std::string description;
+  /// CudaDeviceInfo::toJSON or HipDeviceInfo::toJSON.
+  llvm::json::Value info = nullptr;
+};
 
-/// "CUDA device #0: NVIDIA H200 (sm_90, 132 SMs, 60 MiB L2, driver 13.0)".
-std::string describeCudaDevice(const CudaDeviceInfo &device);
+/// What `target`'s family calls a device, for messages: "CUDA device" or
+/// "AMD GPU".
+llvm::StringRef getGpuDeviceNoun(const TargetDescription &target);
+
+/// Probes GPU `ordinal` of `target`'s family (in a child process: CUDA or
+/// HIP) and checks that it runs code for `target`: fails with "no CUDA
+/// driver ...", "no CUDA device ...", "no HIP runtime ...", "no AMD GPU ...",
+/// a compute capability below the target's, or another AMD processor than
+/// the target's (code objects are per processor). On success `target` takes
+/// the device's multiprocessors, threads per block and shared memory (LDS)
+/// per block (the sketch rules' limits) in place of its generation's table
+/// values.
+llvm::Expected<ProbedGpu> checkGpuDevice(TargetDescription &target,
+                                         int ordinal);
 
 /// The context subcommands use: ke's dialects, single-threaded (candidate
 /// evaluation forks, which must not happen while other threads hold locks).

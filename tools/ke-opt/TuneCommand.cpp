@@ -1,6 +1,6 @@
 //===- TuneCommand.cpp - ke-opt tune --------------------------------------===//
 //
-// Tunes every workload of the inputs on this CPU or a CUDA device
+// Tunes every workload of the inputs on this CPU or a GPU (CUDA or ROCm)
 // (ke/Search/Tuner.h): evolutionary exploration, then droplet search, trials
 // split across workloads by the task scheduler; every candidate goes to the
 // tuning database as it is measured (so a killed run resumes), optionally
@@ -66,7 +66,7 @@ static cl::opt<double> minSeconds(
                             "0.05 on GPUs)"),
     cl::init(0.1), cl::sub(getTuneCommand()));
 static cl::opt<int> deviceOrdinal(
-    "device", cl::desc("The CUDA device to measure on (cuda targets)"),
+    "device", cl::desc("The GPU to measure on (cuda and rocm targets)"),
     cl::init(0), cl::sub(getTuneCommand()));
 static cl::opt<bool> noProgress("no-progress",
                                 cl::desc("No progress line on stderr"),
@@ -76,29 +76,28 @@ int ke::runTuneCommand() {
   std::optional<TargetDescription> target = parseTargetOption("tune");
   if (!target)
     return 1;
-  bool cuda = target->family == TargetFamily::Cuda;
-  if (!cuda && (!target->isCpu() || !target->detectedFromHost)) {
+  bool gpu = target->isGpu();
+  if (!gpu && (!target->isCpu() || !target->detectedFromHost)) {
     subcommandError("tune")
-        << "tuning measures on this machine: use --target=cpu or a CUDA "
-           "target (ROCm tuning arrives with issue #6)\n";
+        << "tuning measures on this machine: use --target=cpu or a GPU "
+           "target (cuda:<sm>, rocm:<gfx>)\n";
     return 1;
   }
   if (!requireInputFiles("tune"))
     return 1;
-  std::optional<CudaDeviceInfo> device;
-  if (cuda) {
-    llvm::Expected<CudaDeviceInfo> probed =
-        checkCudaDevice(*target, deviceOrdinal);
+  std::optional<ProbedGpu> device;
+  if (gpu) {
+    llvm::Expected<ProbedGpu> probed = checkGpuDevice(*target, deviceOrdinal);
     if (!probed) {
-      subcommandError("tune") << "no CUDA device to measure " << target->name
-                              << " on: " << llvm::toString(probed.takeError())
-                              << "\n";
+      subcommandError("tune")
+          << "no " << getGpuDeviceNoun(*target) << " to measure "
+          << target->name << " on: "
+          << llvm::toString(probed.takeError()) << "\n";
       return 1;
     }
     device = *probed;
     if (!noProgress)
-      llvm::errs() << "[ke] measuring on " << describeCudaDevice(*device)
-                   << "\n";
+      llvm::errs() << "[ke] measuring on " << device->description << "\n";
   }
   std::unique_ptr<MLIRContext> context = createToolContext();
   LoadedInputs inputs = loadInputs(inputFiles, *context);
@@ -154,7 +153,7 @@ int ke::runTuneCommand() {
   options.evaluator.measure.minTotalSeconds = minSeconds;
   options.evaluator.deviceOrdinal = deviceOrdinal;
   // GPU runs are short: the protocol's floor there is 50 ms.
-  if (cuda && !minSeconds.getNumOccurrences())
+  if (gpu && !minSeconds.getNumOccurrences())
     options.evaluator.measure.minTotalSeconds = 0.05;
 
   llvm::json::Array results;
@@ -172,7 +171,7 @@ int ke::runTuneCommand() {
                                                          getDatabasePath())
                                                    : llvm::json::Value(nullptr)},
                              {"seed", seedOption.getValue()},
-                             {"device", device ? device->toJSON()
+                             {"device", device ? device->info
                                                : llvm::json::Value(nullptr)},
                              {"workloads", std::move(results)}};
   llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(summary)))

@@ -23,6 +23,7 @@
 
 #include "ke/Codegen/GpuKernel.h"
 #include "ke/Runtime/HostBuffer.h"
+#include "ke/Runtime/LaunchParameters.h"
 #include "ke/Runtime/Measurement.h"
 #include "ke/Workload/Kernel.h"
 
@@ -93,44 +94,6 @@ llvm::Expected<std::unique_ptr<CudaDevice>> openCudaDevice(int ordinal = 0);
 /// openCudaDevice, or the child's failure (crash, timeout).
 llvm::Expected<CudaDeviceInfo> probeCudaDevice(int ordinal = 0,
                                                double timeoutSeconds = 120);
-
-/// Where a kernel-module buffer lives on the device, for argument packing.
-struct DeviceBufferRef {
-  uint64_t address = 0;
-  /// The buffer's shape; it is contiguous and row-major.
-  llvm::ArrayRef<int64_t> shape;
-};
-
-/// The parameter array of one launch: cuLaunchKernel reads one value per
-/// kernel parameter through the pointers data() returns. Moving it keeps
-/// those pointers valid.
-class LaunchParameters {
-public:
-  size_t size() const { return slots.size(); }
-  /// The `kernelParams` array.
-  void **data() { return pointers.data(); }
-  /// Parameter `i` as stored: 64-bit values whole, 32-bit ones (f32, i32)
-  /// in the low half.
-  uint64_t getSlot(size_t i) const { return slots[i]; }
-  /// 4 or 8.
-  unsigned getSizeInBytes(size_t i) const { return sizes[i]; }
-
-private:
-  friend llvm::Expected<LaunchParameters>
-  packLaunchArguments(const GpuLaunch &, llvm::ArrayRef<DeviceBufferRef>);
-  std::vector<uint64_t> slots;
-  std::vector<uint8_t> sizes;
-  std::vector<void *> pointers;
-};
-
-/// Forms the parameters of `launch` from the kernel module's buffers: for a
-/// BufferField, the field of the buffer's expanded memref descriptor
-/// (allocated and aligned pointers: the device address; offset 0; sizes;
-/// row-major strides); captured constants as they are. Fails on a buffer
-/// index or descriptor field out of range.
-llvm::Expected<LaunchParameters>
-packLaunchArguments(const GpuLaunch &launch,
-                    llvm::ArrayRef<DeviceBufferRef> buffers);
 
 /// The device code of a GpuKernelBinary, loaded: one function per launch.
 class CudaModule {
