@@ -128,6 +128,36 @@ unsigned vectorLanes(const LoopNest &nest, const TargetDescription &target) {
   return std::max(1u, target.cpu.vectorBits / nest.elementBits);
 }
 
+/// Reconciles the defaults of a loop that both outer (forall) and register
+/// tiles split. A register tile larger than the outer tile never fits in
+/// one, so the loop stays scalar (cpu:a64fx's 48 cores give a 64-row matmul
+/// outer tiles of 2 rows, against a default register tile of 4): the
+/// register tile is capped at the outer tile. A smaller one that does not
+/// divide the outer tile leaves a partial register tile in every outer tile:
+/// the outer tile moves to the nearest multiple of the register tile among
+/// its choices (the larger on a tie: fewer, fuller tiles), if there is one.
+void reconcileDefaults(Knob &outer, Knob &reg) {
+  int64_t outerTile = outer.choices[outer.defaultIndex];
+  int64_t regTile = reg.choices[reg.defaultIndex];
+  if (outerTile == 0 || outerTile % regTile == 0)
+    return;
+  if (regTile > outerTile) {
+    auto it = llvm::upper_bound(reg.choices, outerTile);
+    reg.defaultIndex = std::max<unsigned>(1, it - reg.choices.begin()) - 1;
+    return;
+  }
+  std::optional<unsigned> best;
+  for (auto [index, tile] : llvm::enumerate(outer.choices)) {
+    if (tile == 0 || tile % regTile != 0)
+      continue;
+    int64_t distance = std::abs(tile - outerTile);
+    if (!best || distance <= std::abs(outer.choices[*best] - outerTile))
+      best = index;
+  }
+  if (best)
+    outer.defaultIndex = *best;
+}
+
 /// Architectural vector registers: 32 with AVX-512 and on AArch64, else 16.
 unsigned vectorRegisters(const TargetDescription &target) {
   return target.cpu.vectorBits >= 512 ||
@@ -317,6 +347,12 @@ public:
       // Reductions without parallel register loops vectorize along k.
       knob.defaultIndex = indexOf(knob.choices, preferred);
       space.knobs.push_back(knob);
+    }
+    for (unsigned loop : forallLoops(nest)) {
+      int outer = space.find(knobName("forall", loop));
+      int reg = space.find(knobName("reg", loop));
+      if (outer >= 0 && reg >= 0)
+        reconcileDefaults(space.knobs[outer], space.knobs[reg]);
     }
     // Contractions may pad partial tiles (with zeros, neutral for their
     // multiply-add) instead of peeling them: one vector kernel for all tiles.

@@ -4,15 +4,17 @@
 // RUN: ke-opt sketches %s --target cpu:a64fx | FileCheck %s
 
 // Matmul: 64x96x96 is big enough to run on every core by default, one outer
-// tile of rows per core; register tiles of 4x16 (one 512-bit vector of
-// f32 wide), the inner k tile vectorized into outer products.
+// tile of rows per core (2 rows); register tiles of 2x16 (one 512-bit
+// vector of f32 wide; the 4 rows of other contractions capped at the outer
+// tile, which a larger register tile would leave scalar), the inner k tile
+// vectorized into outer products.
 // CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
 // CHECK-NEXT: // sketch cpu.tile
 // CHECK-NEXT: // knob threads: 1 2 4 8 16 32 [48]
 // CHECK-NEXT: // knob forall.d0: 0 [2] 4 8 16 32
 // CHECK-NEXT: // knob forall.d1: [0] 2 3 4 6 8 12 16 24 32 48
 // CHECK-NEXT: // knob kblock.d2: [0] 32 64
-// CHECK-NEXT: // knob reg.d0: 1 2 [4] 8 16 32 64
+// CHECK-NEXT: // knob reg.d0: 1 [2] 4 8 16 32 64
 // CHECK-NEXT: // knob reg.d1: 1 2 3 4 6 8 12 [16] 24 32 48 64
 // CHECK-NEXT: // knob kvec.d2: [1] 2 3 4 6 8 12 16
 // CHECK-NEXT: // knob pad: [0] 1
@@ -20,7 +22,7 @@
 // CHECK: transform.named_sequence @__transform_main
 // CHECK: transform.structured.match ops{["linalg.matmul"]}
 // CHECK: transform.structured.tile_using_forall %{{.*}} tile_sizes [2, 0, 0]
-// CHECK: transform.structured.tile_using_for %{{.*}} tile_sizes [4, 16, 0]
+// CHECK: transform.structured.tile_using_for %{{.*}} tile_sizes [2, 16, 0]
 // CHECK: transform.structured.tile_using_for %{{.*}} tile_sizes [0, 0, 1]
 // CHECK-NOT: transform.loop.peel
 // CHECK: transform.structured.vectorize_children_and_apply_patterns
