@@ -16,10 +16,17 @@
 #include "ke/InitAll/InitAll.h"
 #include "ke/Workload/Kernel.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/IR/Builders.h"
@@ -44,7 +51,10 @@
 using namespace mlir;
 using namespace ke;
 
-std::string ke::getNvptxLoweringPipeline(const TargetDescription &target) {
+/// The device passes up to the LLVM dialect; then the kernels' pointer
+/// parameters get their alignment (annotateKernelPointerAlignment) and
+/// kSerializePass makes PTX.
+static std::string getNvvmLoweringPipeline(const TargetDescription &target) {
   // Options inside quotes are space-separated (commas would split them).
   return llvm::formatv(
              "convert-linalg-to-loops,convert-scf-to-cf,"
@@ -52,10 +62,17 @@ std::string ke::getNvptxLoweringPipeline(const TargetDescription &target) {
              // fails on unrealized casts.
              "expand-strided-metadata,lower-affine,"
              "nvvm-attach-target{{chip={0} features={1} O=3},"
-             "gpu.module(convert-gpu-to-nvvm),reconcile-unrealized-casts,"
-             "gpu-module-to-binary{{format=isa}",
+             "gpu.module(convert-gpu-to-nvvm),reconcile-unrealized-casts",
              target.chip, target.features)
       .str();
+}
+
+static constexpr llvm::StringLiteral kSerializePass =
+    "gpu-module-to-binary{format=isa}";
+
+std::string ke::getNvptxLoweringPipeline(const TargetDescription &target) {
+  return getNvvmLoweringPipeline(target) + ",align-kernel-pointers," +
+         kSerializePass.str();
 }
 
 std::string ke::getGpuPipelineHash(const TargetDescription &target) {
@@ -214,6 +231,325 @@ LogicalResult lowerVectorTransfers(ModuleOp module) {
   return applyPatternsGreedily(module, std::move(patterns));
 }
 
+/// The alignment, in bytes, of every kernel buffer's pointers: ke's
+/// runners allocate each buffer on its own with the driver's allocator
+/// (cuMemAlloc aligns to 256 bytes) and pass it with offset 0. 16 bytes is
+/// what one 128-bit access needs.
+constexpr uint64_t kKernelBufferAlignment = 16;
+
+/// The largest power of two (up to 2^20) that provably divides the index
+/// value `value`: constants, sums, products and shifts of values, affine
+/// maps of them, and scf.for induction variables; thread and block ids and
+/// anything else count as 1.
+int64_t knownPowerOfTwoFactor(Value value, unsigned depth = 0);
+
+int64_t powerOfTwoFactorOf(int64_t constant) {
+  constexpr int64_t kCap = int64_t(1) << 20;
+  if (constant == 0)
+    return kCap;
+  return std::min<int64_t>(kCap, constant & -constant);
+}
+
+int64_t knownPowerOfTwoFactor(AffineExpr expr, ValueRange dims,
+                              ValueRange symbols, unsigned depth) {
+  constexpr int64_t kCap = int64_t(1) << 20;
+  if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+    return powerOfTwoFactorOf(constant.getValue());
+  if (auto dim = dyn_cast<AffineDimExpr>(expr))
+    return knownPowerOfTwoFactor(dims[dim.getPosition()], depth + 1);
+  if (auto symbol = dyn_cast<AffineSymbolExpr>(expr))
+    return knownPowerOfTwoFactor(symbols[symbol.getPosition()], depth + 1);
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  int64_t lhs = knownPowerOfTwoFactor(binary.getLHS(), dims, symbols, depth);
+  int64_t rhs = knownPowerOfTwoFactor(binary.getRHS(), dims, symbols, depth);
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    return std::min(lhs, rhs);
+  case AffineExprKind::Mul:
+    return std::min(kCap, lhs * rhs);
+  case AffineExprKind::Mod:
+    // x mod c = x - c * floor(x / c): a multiple of what divides both.
+    return std::min(lhs, rhs);
+  default: // floordiv, ceildiv
+    return 1;
+  }
+}
+
+int64_t knownPowerOfTwoFactor(Value value, unsigned depth) {
+  constexpr int64_t kCap = int64_t(1) << 20;
+  if (depth > 16)
+    return 1;
+  if (std::optional<int64_t> constant = getConstantIntValue(value))
+    return powerOfTwoFactorOf(*constant);
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    if (loop && arg == loop.getInductionVar())
+      return std::min(knownPowerOfTwoFactor(loop.getLowerBound(), depth + 1),
+                      knownPowerOfTwoFactor(loop.getStep(), depth + 1));
+    return 1;
+  }
+  Operation *def = value.getDefiningOp();
+  if (auto apply = dyn_cast<affine::AffineApplyOp>(def)) {
+    AffineMap map = apply.getAffineMap();
+    return knownPowerOfTwoFactor(map.getResult(0), apply.getDimOperands(),
+                                 apply.getSymbolOperands(), depth);
+  }
+  if (isa<arith::AddIOp, arith::SubIOp>(def))
+    return std::min(knownPowerOfTwoFactor(def->getOperand(0), depth + 1),
+                    knownPowerOfTwoFactor(def->getOperand(1), depth + 1));
+  if (isa<arith::MulIOp>(def))
+    return std::min(kCap,
+                    knownPowerOfTwoFactor(def->getOperand(0), depth + 1) *
+                        knownPowerOfTwoFactor(def->getOperand(1), depth + 1));
+  if (isa<arith::ShLIOp>(def))
+    if (std::optional<int64_t> shift = getConstantIntValue(def->getOperand(1));
+        shift && *shift >= 0 && *shift < 20)
+      return std::min(kCap,
+                      knownPowerOfTwoFactor(def->getOperand(0), depth + 1)
+                          << *shift);
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(def))
+    return knownPowerOfTwoFactor(def->getOperand(0), depth + 1);
+  return 1;
+}
+
+/// The largest power of two known to divide the element offset of `memref`
+/// from the start of its buffer, for views of a kernel argument (offset 0);
+/// 0 when the view or its buffer is anything else.
+int64_t knownOffsetFactor(Value memref, unsigned depth = 0) {
+  constexpr int64_t kCap = int64_t(1) << 20;
+  if (depth > 16)
+    return 0;
+  if (auto arg = dyn_cast<BlockArgument>(memref)) {
+    auto func = dyn_cast<gpu::GPUFuncOp>(arg.getOwner()->getParentOp());
+    if (!func || arg.getOwner() != &func.getBody().front() ||
+        arg.getArgNumber() >= func.getNumArguments())
+      return 0; // attributions and loop-carried views
+    auto type = dyn_cast<MemRefType>(memref.getType());
+    return type && type.getLayout().isIdentity() ? kCap : 0;
+  }
+  Operation *def = memref.getDefiningOp();
+  if (auto cast = dyn_cast_or_null<memref::CastOp>(def))
+    return knownOffsetFactor(cast.getSource(), depth + 1);
+  if (auto assumed = dyn_cast_or_null<memref::AssumeAlignmentOp>(def))
+    return knownOffsetFactor(assumed.getMemref(), depth + 1);
+  auto subview = dyn_cast_or_null<memref::SubViewOp>(def);
+  if (!subview)
+    return 0;
+  int64_t factor = knownOffsetFactor(subview.getSource(), depth + 1);
+  if (factor == 0)
+    return 0;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(subview.getSourceType().getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return 0;
+  for (auto [ofr, stride] : llvm::zip(subview.getMixedOffsets(), strides)) {
+    int64_t part = isa<Attribute>(ofr)
+                       ? powerOfTwoFactorOf(*getConstantIntValue(ofr))
+                       : knownPowerOfTwoFactor(cast<Value>(ofr));
+    factor = std::min({factor, kCap, part * powerOfTwoFactorOf(stride)});
+  }
+  return factor;
+}
+
+/// Gives vector loads and stores on kernel buffers the alignment their
+/// indices prove: the buffer's 16-byte alignment (kKernelBufferAlignment)
+/// times the power of two dividing the element offset, as far as it goes.
+/// A 128-bit vector access at a multiple of four f32 elements becomes one
+/// ld.global.v4 / st.global.v4 even where LLVM's own analysis gives up
+/// (deep address arithmetic); other accesses keep element alignment and
+/// are split into scalars.
+template <typename OpTy>
+void annotateAccessAlignment(OpTy op) {
+  auto type = cast<MemRefType>(op.getBase().getType());
+  unsigned elementBytes =
+      std::max(1u, unsigned(type.getElementTypeBitWidth() / 8));
+  int64_t factor = knownOffsetFactor(op.getBase());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (factor == 0 || failed(type.getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return;
+  for (auto [index, stride] : llvm::zip(op.getIndices(), strides))
+    factor = std::min(factor, knownPowerOfTwoFactor(index) *
+                                  powerOfTwoFactorOf(stride));
+  uint64_t alignment =
+      std::min<uint64_t>(kKernelBufferAlignment, factor * elementBytes);
+  if (alignment > elementBytes &&
+      alignment > op.getAlignment().value_or(0))
+    op.setAlignment(alignment);
+}
+
+void annotateVectorAlignment(ModuleOp module) {
+  module.walk([](gpu::GPUFuncOp func) {
+    func.walk([](Operation *op) {
+      if (auto load = dyn_cast<vector::LoadOp>(op))
+        annotateAccessAlignment(load);
+      else if (auto store = dyn_cast<vector::StoreOp>(op))
+        annotateAccessAlignment(store);
+    });
+  });
+}
+
+/// Marks every pointer parameter of every kernel (the allocated and aligned
+/// pointers of its memref descriptors) `llvm.align = 16`. LLVM's alignment
+/// inference then proves 128-bit alignment for exactly those vector
+/// accesses whose element offset is a multiple of the vector width (the
+/// sketches make thread tiles vector-wide along the contiguous dimension),
+/// so they become ld.global.v4 / st.global.v4; the others stay scalar.
+/// (A memref.assume_alignment does not survive: expand-strided-metadata
+/// looks through it and the unused assumption is erased.)
+void annotateKernelPointerAlignment(ModuleOp module) {
+  module.walk([](LLVM::LLVMFuncOp func) {
+    if (func.isExternal() || !func->getParentOfType<gpu::GPUModuleOp>() ||
+        !(func->hasAttr(gpu::GPUDialect::getKernelFuncAttrName()) ||
+          func->hasAttr("nvvm.kernel")))
+      return;
+    Builder builder(func.getContext());
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+      auto pointer =
+          dyn_cast<LLVM::LLVMPointerType>(func.getArgument(i).getType());
+      // Generic (0) or global (1) pointers only: buffers of the kernel.
+      if (!pointer || pointer.getAddressSpace() > 1)
+        continue;
+      func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                      builder.getI64IntegerAttr(kKernelBufferAlignment));
+    }
+  });
+}
+
+/// The buffer a memref value views: a function (kernel) argument or an
+/// allocation, through subviews, casts and alignment assumptions.
+Value getMemrefRoot(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      value = view.getViewSource();
+      continue;
+    }
+    if (auto assumed = dyn_cast<memref::AssumeAlignmentOp>(def)) {
+      value = assumed.getMemref();
+      continue;
+    }
+    break;
+  }
+  return value;
+}
+
+/// True when `root` is a buffer distinct from every other argument and
+/// allocation: an argument of the kernel function (ke's runners allocate
+/// each kernel buffer on its own) or an allocation.
+bool isDistinctBuffer(Value root) {
+  if (auto arg = dyn_cast<BlockArgument>(root))
+    return isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  return isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(
+      root.getDefiningOp());
+}
+
+/// True when nothing in `loop` other than `read` and `write` may touch the
+/// buffer `root` (barriers aside: they order, they do not access).
+bool onlyAccessesOfRoot(scf::ForOp loop, Value root, Operation *read,
+                        Operation *write) {
+  WalkResult result = loop.getBody()->walk([&](Operation *op) {
+    if (op == read || op == write || isa<gpu::BarrierOp>(op) ||
+        isMemoryEffectFree(op) ||
+        op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance();
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &effect : instances) {
+      Value value = effect.getValue();
+      if (!value)
+        return WalkResult::interrupt();
+      Value other = getMemrefRoot(value);
+      if (other == root || !isDistinctBuffer(other))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return !result.wasInterrupted();
+}
+
+/// Keeps a thread's accumulator tile in registers across a loop: a
+/// vector.transfer_read at the top of an scf.for's body and a
+/// vector.transfer_write of the same tile (same memref value and indices,
+/// all defined outside the loop) move out of the loop, the tile becoming
+/// an iter_arg. The GPU sketches leave this pattern in the shared-memory
+/// stage loop of a contraction (the thread forall sits inside it), where
+/// every stage would otherwise read and write the output tile in global
+/// memory. Only done when nothing else in the loop touches the tile's
+/// buffer and the loop runs at least once; upstream's
+/// hoistRedundantVectorTransfers refuses tiles that are subviews.
+void hoistAccumulatorTiles(ModuleOp module) {
+  SmallVector<scf::ForOp> loops;
+  module.walk([&](scf::ForOp loop) {
+    if (loop->getParentOfType<gpu::LaunchOp>())
+      loops.push_back(loop);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (scf::ForOp loop : loops) {
+    moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
+    std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound()),
+                           upper = getConstantIntValue(loop.getUpperBound());
+    if (!lower || !upper || *lower >= *upper)
+      continue;
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (Operation &op : *loop.getBody()) {
+        auto read = dyn_cast<vector::TransferReadOp>(&op);
+        if (!read || read.getMask() || !isa<MemRefType>(read.getShapedType()))
+          continue;
+        auto invariant = [&](Value v) {
+          return !loop->isAncestor(v.getParentBlock()->getParentOp());
+        };
+        if (!llvm::all_of(read->getOperands(), invariant))
+          continue;
+        vector::TransferWriteOp write;
+        for (Operation &later : llvm::make_range(
+                 std::next(Block::iterator(read)), loop.getBody()->end())) {
+          auto candidate = dyn_cast<vector::TransferWriteOp>(&later);
+          if (candidate && candidate.getBase() == read.getBase() &&
+              candidate.getIndices() == read.getIndices() &&
+              candidate.getVectorType() == read.getVectorType() &&
+              candidate.getPermutationMap() == read.getPermutationMap() &&
+              !candidate.getMask()) {
+            write = candidate;
+            break;
+          }
+        }
+        if (!write)
+          continue;
+        Value root = getMemrefRoot(read.getBase());
+        if (!isDistinctBuffer(root) ||
+            !onlyAccessesOfRoot(loop, root, read, write))
+          continue;
+        rewriter.setInsertionPoint(loop);
+        Operation *hoisted = rewriter.clone(*read);
+        FailureOr<LoopLikeOpInterface> grown =
+            cast<LoopLikeOpInterface>(loop.getOperation())
+                .replaceWithAdditionalYields(
+                    rewriter, hoisted->getResult(0),
+                    /*replaceInitOperandUsesInLoop=*/false,
+                    [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+                      return SmallVector<Value>{write.getVector()};
+                    });
+        if (failed(grown))
+          break;
+        loop = cast<scf::ForOp>(grown->getOperation());
+        rewriter.replaceOp(read, loop.getRegionIterArgs().back());
+        rewriter.setInsertionPointAfter(loop);
+        write->moveAfter(loop);
+        write.getValueToStoreMutable().assign(loop.getResults().back());
+        changed = true;
+        break;
+      }
+    }
+  }
+}
+
 /// Moves every kernel into the first gpu.module, so that one PTX module holds
 /// all launches of the kernel module.
 void mergeGpuModules(ModuleOp module) {
@@ -360,6 +696,7 @@ ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
   // between identical subviews, which fold only once CSE made them one value.
   if (failed(runPipeline(kernel, "cse,canonicalize,cse")))
     return failure();
+  hoistAccumulatorTiles(kernel);
   wrapUnmappedKernel(kernel);
   if (failed(checkMapped(kernel)))
     return failure();
@@ -370,17 +707,37 @@ ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
   if (failed(allocsToAttributions(kernel)) ||
       failed(lowerVectorTransfers(kernel)))
     return failure();
+  bool rocmTarget = target.family == TargetFamily::Rocm;
+  if (!rocmTarget)
+    annotateVectorAlignment(kernel);
   bool rocm = target.family == TargetFamily::Rocm;
   // MLIR 22's NVPTX serializer finds libdevice (__nv_expf...) through
   // CUDA_HOME only; without it ptxas rejects PTX that uses math functions.
   if (!rocm && !llvm::sys::Process::GetEnv("CUDA_HOME"))
     if (std::string toolkit = findCudaToolkit(); !toolkit.empty())
       ::setenv("CUDA_HOME", toolkit.c_str(), /*overwrite=*/0);
+  // $KE_DUMP_GPU_MODULE names a file that receives the module as the
+  // device passes get it (outlined, attributions, transfers lowered).
+  if (std::optional<std::string> dump =
+          llvm::sys::Process::GetEnv("KE_DUMP_GPU_MODULE");
+      dump && !dump->empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(*dump, ec);
+    if (!ec)
+      kernel->print(os);
+  }
   // The device pass list is the only step that differs for ROCm
   // (RocdlPipeline.cpp), besides assembling and linking below.
-  if (failed(rocm ? runRocdlLowering(kernel, target)
-                  : runPipeline(kernel, getNvptxLoweringPipeline(target))))
-    return failure();
+  if (rocm) {
+    if (failed(runRocdlLowering(kernel, target)))
+      return failure();
+  } else {
+    if (failed(runPipeline(kernel, getNvvmLoweringPipeline(target))))
+      return failure();
+    annotateKernelPointerAlignment(kernel);
+    if (failed(runPipeline(kernel, kSerializePass)))
+      return failure();
+  }
 
   GpuKernelBinary binary;
   FailureOr<std::vector<GpuLaunch>> launches = readGpuLaunches(kernel);

@@ -196,11 +196,31 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
   int64_t budget =
       std::min<int64_t>(8 * target.gpu.warpSize, target.gpu.maxThreadsPerBlock);
   SmallVector<int64_t> blockDefaults, threadDefaults;
+  // Large contractions get 8x8 register tiles (128x128 block tiles of 16x16
+  // threads): twice the FMAs per shared-memory load of 4x4 tiles. Only where
+  // that still leaves two blocks per multiprocessor; smaller ones keep
+  // 4x4 register tiles (64x64 blocks) and more blocks.
+  bool largeTiles = false;
+  if (contractions && loops.mapped.size() >= 2) {
+    unsigned y = loops.mapped[loops.mapped.size() - 2],
+             x = loops.mapped.back();
+    int64_t blocks = 1;
+    for (unsigned loop : loops.mapped)
+      blocks *= loop == x || loop == y ? loops.ranges[loop] / 128
+                                       : loops.ranges[loop];
+    int64_t multiprocessors =
+        target.gpu.multiprocessors ? target.gpu.multiprocessors : 132;
+    largeTiles = loops.ranges[x] % 128 == 0 && loops.ranges[y] % 128 == 0 &&
+                 blocks >= 2 * multiprocessors;
+  }
   for (auto [position, loop] : llvm::enumerate(llvm::reverse(loops.mapped))) {
     int64_t range = loops.ranges[loop];
     // Register tiles: one 128-bit vector along x; 4 rows along y for
-    // contractions (outer products); 1 elsewhere.
+    // contractions (outer products); 1 elsewhere. Twice that both ways for
+    // large contractions.
     int64_t thread = position == 0 ? vector : (contractions && position == 1 ? 4 : 1);
+    if (largeTiles && position < 2)
+      thread *= 2;
     thread = std::min(thread, range);
     int64_t cap = contractions && position == 0 && loops.mapped.size() > 1
                       ? 16

@@ -7,7 +7,10 @@
 // and map_nested_forall_to_threads), so after the script the kernel's
 // function holds gpu.launch ops on memrefs. The lowering then:
 //   1. cleans up (CSE first, so that identical subviews fold and the
-//      self-copies that bufferizing thread foralls leaves behind vanish);
+//      self-copies that bufferizing thread foralls leaves behind vanish) and
+//      keeps accumulator tiles in registers across loops (a transfer_read /
+//      transfer_write pair of one tile hoisted out of a stage loop that
+//      touches the tile's buffer nowhere else);
 //   2. sinks constants into the launches, so that outlining captures only
 //      the kernel's buffers (a captured vector constant has no launch ABI);
 //   3. outlines each launch into a gpu.func (gpu-kernel-outlining);
@@ -15,9 +18,13 @@
 //      memory (shared memory, LDS) for buffers in #gpu.address_space<
 //      workgroup> or outside thread-mapped code, private memory otherwise
 //      (a kernel cannot call malloc);
-//   5. lowers the gpu.module to NVVM and serializes it to PTX
-//      (nvvm-attach-target with the target's chip and features, e.g. sm_90
-//      and +ptx80), see getNvptxLoweringPipeline;
+//   5. (CUDA) gives vector loads and stores on kernel buffers the alignment
+//      their indices prove (buffers are 16-byte aligned: the runner
+//      allocates each with cuMemAlloc and passes offset 0), so that 128-bit
+//      accesses become ld.global.v4 / st.global.v4; lowers the gpu.module to
+//      NVVM, marks the kernels' pointer parameters align 16 and serializes
+//      it to PTX (nvvm-attach-target with the target's chip and features,
+//      e.g. sm_90 and +ptx80), see getNvptxLoweringPipeline;
 //   6. reads the launches off the host function's gpu.launch_func ops.
 // When ptxas is available ($KE_PTXAS, else ptxas on PATH) the PTX is also
 // assembled to a cubin, and ptxas -v's register and spill counts are kept.
@@ -57,7 +64,8 @@ lowerKernelToGpuBinary(mlir::ModuleOp kernel, const TargetDescription &target,
                        const GpuLoweringOptions &options = {});
 
 /// The steps after outlining (the textual pass pipeline on the module), for
-/// docs, debugging and the pipeline hash.
+/// docs, debugging and the pipeline hash. `align-kernel-pointers` names the
+/// C++ step between the NVVM conversion and serialization, not a pass.
 std::string getNvptxLoweringPipeline(const TargetDescription &target);
 
 /// 16 hex digits identifying the GPU lowering of `target`'s family (pipeline
