@@ -36,3 +36,10 @@ try:
 except (OSError, subprocess.CalledProcessError):
     ke_pipeline_hash = "unknown"
 config.substitutions.append(("%ke_pipeline_hash", ke_pipeline_hash))
+try:
+    ke_cuda_pipeline_hash = subprocess.run(
+        [config.ke_opt, "compile", "--target", "cuda:sm_90", "--print-pipeline-hash"],
+        capture_output=True, text=True, check=True).stdout.strip()
+except (OSError, subprocess.CalledProcessError):
+    ke_cuda_pipeline_hash = "unknown"
+config.substitutions.append(("%ke_cuda_pipeline_hash", ke_cuda_pipeline_hash))

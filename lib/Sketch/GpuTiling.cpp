@@ -486,6 +486,23 @@ std::string GpuTilingRule::emitScript(Operation *anchor,
       }
     }
 
+    if (neighbours.consumer && !sizes.promote) {
+      // Fusing at thread level keeps the anchor's tile in the thread's
+      // registers: tiled on its own, its block tile would go through a
+      // buffer, and a strided thread tile of it through memref.copy, which
+      // a GPU kernel cannot call.
+      w.comment("S: thread tiles of the consumer, the anchor (and its fills) "
+                "fused into them");
+      SmallVector<unsigned> tiled;
+      SmallVector<int64_t> tiles = mapToResult(op, sizes.thread, &tiled);
+      std::string threadForall;
+      consumer = tileUsingForallMapped(w, consumer, tiles,
+                                       mappingList("thread", loops, tiled),
+                                       threadForall);
+      w.fuseInto(current, threadForall);
+      if (neighbours.hasProducers)
+        w.fuseInto(producers, threadForall);
+    } else {
     w.comment("S: thread tiles, one register tile per thread");
     SmallVector<unsigned> tiled;
     if (neighbours.hasProducers) {
@@ -505,6 +522,7 @@ std::string GpuTilingRule::emitScript(Operation *anchor,
       consumer = tileUsingForallMapped(w, consumer, tiles,
                                        mappingList("thread", loops, tiled),
                                        forall);
+    }
     }
   }
   if (llvm::any_of(sizes.inner, [](int64_t t) { return t != 0; })) {

@@ -68,8 +68,8 @@ cl::opt<EmitKind> emitKind(
 
 cl::opt<bool> printPipelineHash(
     "print-pipeline-hash",
-    cl::desc("Print the hash of the CPU lowering pipeline (records made "
-             "under another hash are not applied) and exit"),
+    cl::desc("Print the hash of the target's lowering pipeline (records "
+             "made under another hash are not applied) and exit"),
     cl::sub(getCompileCommand()));
 
 cl::opt<bool> useOpenMP(
@@ -399,7 +399,12 @@ int compileModule(ModuleOp module, const TargetDescription &target,
 
 int ke::runCompileCommand() {
   if (printPipelineHash) {
-    llvm::outs() << getCpuPipelineHash() << "\n";
+    std::optional<TargetDescription> target = parseTargetOption("compile");
+    if (!target)
+      return 1;
+    llvm::outs() << (target->isCpu() ? getCpuPipelineHash()
+                                     : getGpuPipelineHash(*target))
+                 << "\n";
     return 0;
   }
   if (!requireInputFiles("compile"))
