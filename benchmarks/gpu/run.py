@@ -86,6 +86,16 @@ def find_ke_opt(explicit, workdir):
              "package-ke-opt` and carry build/package, or pass --ke-opt")
 
 
+def use_carried_openmp():
+    """The GPU machines have no LLVM: with LLVM's libomp carried beside
+    ke-opt (build/package/libomp.so.5), the CPU reference that checks every
+    GPU candidate runs its parallel loops on all cores instead of one."""
+    carried = os.path.join(ROOT, "build", "package", "libomp.so.5")
+    if "KE_LIBOMP" not in os.environ and os.path.exists(carried):
+        os.environ["KE_LIBOMP"] = carried
+        log(f"CPU reference threads: {carried}")
+
+
 def run_ke(cmd, timeout):
     """(returncode or 'timeout', stdout, stderr). ke-opt runs in a session of
     its own, so that a timeout kills its candidate children too (one may be
@@ -562,6 +572,7 @@ def main():
     # Not under --out: the unpacked binary (120 MB) must not travel back.
     ke_opt = find_ke_opt(args.ke_opt, os.path.join(os.environ.get("TMPDIR", "/tmp"),
                                                    "ke-gpu-bench"))
+    use_carried_openmp()
     code, version, err = run_ke([ke_opt, "--version"], 60)
     if code != 0:
         sys.exit(f"gpu-bench: {ke_opt} --version failed ({code}): {err[-500:]}")
