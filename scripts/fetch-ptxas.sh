@@ -19,7 +19,11 @@ for candidate in "${KE_PTXAS:-}" "$(command -v ptxas || true)" \
 done
 
 echo "fetch-ptxas: no ptxas found; installing $wheel into $dest" >&2
-python3 -m pip install --quiet --no-deps --target "$dest" "$wheel" >&2 || {
+# Debian's pip refuses installs into its "externally managed" Python unless
+# told otherwise; --target keeps the wheel in build/ptxas regardless.
+python3 -m pip install --quiet --no-deps --target "$dest" "$wheel" >&2 ||
+  python3 -m pip install --quiet --no-deps --break-system-packages \
+    --target "$dest" "$wheel" >&2 || {
   echo "fetch-ptxas: ERROR: pip could not install $wheel" >&2
   exit 1
 }

@@ -20,8 +20,15 @@ packages=(
   qemu-user
   # ROCm device libraries (ocml, ockl bitcode) linked into HSACO when kernels call math functions.
   rocm-device-libs
-  # Unit tests; lit runs on python3.
-  libgtest-dev python3
+  # LLVM's OpenMP runtime: tuned CPU kernels run their parallel loops on it
+  # (the JIT loads it), and package-ke-opt carries it to the GPU machines.
+  libomp-22-dev
+  # Welch's t-test of droplet search (Boost.Math, header-only).
+  libboost-dev
+  # Vendor baselines of benchmarks/cpu (ke-baselines): oneDNN and OpenBLAS.
+  libdnnl-dev libopenblas-dev
+  # Unit tests; lit runs on python3; pip fetches ptxas where no CUDA is installed.
+  libgtest-dev python3 python3-pip
 )
 
 missing=()
