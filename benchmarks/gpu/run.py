@@ -167,7 +167,7 @@ def torch_op(name, tensors, torch):
     F = torch.nn.functional
     cl, cl3 = torch.channels_last, torch.channels_last_3d
     t = tensors
-    if name in ("matmul_square", "matmul_rect", "matmul_irregular"):
+    if name in ("matmul_square", "matmul_rect", "matmul_irregular", "matmul_4096"):
         return lambda: torch.mm(t[0], t[1])
     if name == "matmul_transposed_b":
         bt = t[1].t()  # B is N x K: a transposed view, as cuBLAS takes it
@@ -500,7 +500,7 @@ def write_results(out_dir, meta, rows, results_md):
 # --- main ----------------------------------------------------------------------
 
 def select_problems(args):
-    folder = os.path.join(SUITE, "small" if args.small else "full")
+    folder = args.dir or os.path.join(SUITE, "small" if args.small else "full")
     names = sorted(os.path.basename(p)[:-5] for p in glob.glob(os.path.join(folder, "*.mlir")))
     if args.only:
         wanted = args.only.split(",")
@@ -520,6 +520,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--small", action="store_true", help="the small suite")
+    parser.add_argument("--dir", help="problems from this folder instead of the suite "
+                        "(benchmarks/gpu/problems: matmul 4096^3)")
     parser.add_argument("--smoke", action="store_true",
                         help="quick check: 3 small problems, 4 trials each")
     parser.add_argument("--trials", type=int, default=20)
