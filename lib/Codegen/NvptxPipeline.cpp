@@ -9,6 +9,7 @@
 #include "ke/Codegen/GpuPipeline.h"
 
 #include "GpuLaunches.h"
+#include "GpuReductions.h"
 
 #include "ke/Codegen/RocdlPipeline.h"
 
@@ -79,9 +80,10 @@ std::string ke::getGpuPipelineHash(const TargetDescription &target) {
   // The chip is part of the target, not of the pipeline's structure.
   TargetDescription generic = target;
   generic.chip = "chip";
-  std::string text = "cse,canonicalize,sink-constants,gpu-kernel-outlining,"
+  std::string text = "cse,canonicalize,host-computation-check,"
+                     "sink-constants,gpu-kernel-outlining,"
                      "allocs-to-attributions,convert-vector-to-scf{full-unroll},"
-                     "lower-transfers-to-loads," +
+                     "lower-transfers-to-loads,combine-partials-with-all-reduce," +
                      (target.family == TargetFamily::Rocm
                           ? getRocdlLoweringPipeline(generic)
                           : getNvptxLoweringPipeline(generic)) +
@@ -103,14 +105,23 @@ LogicalResult runPipeline(ModuleOp module, llvm::StringRef pipeline) {
   return pm.run(module);
 }
 
-/// Everything the schedule must have done: no tensors and no linalg ops left
-/// outside the launches, at least one launch.
+/// Everything the schedule must have done: no tensors, no linalg ops and no
+/// memory accesses left outside the launches, at least one launch.
 LogicalResult checkMapped(ModuleOp module) {
   bool anyLaunch = false;
   WalkResult result = module.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (isa<gpu::LaunchOp>(op)) {
       anyLaunch = true;
       return WalkResult::skip();
+    }
+    // The runner executes the launches only: host code that touches
+    // memory (an op the schedule did not map, e.g. an unfused consumer)
+    // would silently never run.
+    if (op->getParentOfType<func::FuncOp>() && !isa<func::ReturnOp>(op) &&
+        op->getNumRegions() == 0 && !isMemoryEffectFree(op)) {
+      op->emitError("the schedule left this op on the host, outside the GPU "
+                    "launches");
+      return WalkResult::interrupt();
     }
     if (op->getDialect() &&
         op->getDialect()->getNamespace() == "linalg") {
@@ -707,6 +718,7 @@ ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
   if (failed(allocsToAttributions(kernel)) ||
       failed(lowerVectorTransfers(kernel)))
     return failure();
+  combinePartialsWithAllReduce(kernel);
   bool rocmTarget = target.family == TargetFamily::Rocm;
   if (!rocmTarget)
     annotateVectorAlignment(kernel);

@@ -5,8 +5,12 @@
 // threads (transform.structured.tile_reduction_using_forall mapped to
 // #gpu.thread<x>): each thread reduces its chunk, `kvec` elements at a time
 // in vector registers, into a partial result in shared memory; after a
-// barrier one thread per row combines the partials. The thread count is a
-// multiple of the target's warp (wavefront) size.
+// barrier one thread per row combines the partials (the GPU lowering turns
+// that combine into a block-wide gpu.all_reduce: warp shuffles, see
+// lib/Codegen/GpuReductions.h). A fused consumer (a mean's scaling) is
+// tiled with the rows and applied by the combining thread after the
+// combine. The thread count is a multiple of the target's warp (wavefront)
+// size.
 //
 //===----------------------------------------------------------------------===//
 
@@ -143,15 +147,32 @@ public:
     ScriptWriter w;
     w.comment("sketch gpu.reduce: " + knobs.str());
     std::string current = w.match(anchor->getName().getStringRef(), kAnchorAttr);
-    bool hasProducers = findGpuNeighbours(anchor).hasProducers;
-    std::string producers;
+    GpuNeighbours neighbours = findGpuNeighbours(anchor);
+    bool hasProducers = neighbours.hasProducers;
+    std::string producers, consumer;
+    if (neighbours.consumer)
+      consumer = w.match("", kConsumerAttr);
     if (hasProducers)
       producers = w.match("", kProducerAttr);
-    w.comment("S: rows per block");
     std::string forall;
-    current = tileUsingForallMapped(w, current, s.block,
-                                    mappingList("block", loops, loops.mapped),
-                                    forall);
+    if (neighbours.consumer) {
+      // The consumer belongs in the launch too: tiled on its own it would
+      // stay on the host (where nothing runs it), and it must see combined
+      // rows, not the threads' partial results.
+      w.comment("S: rows per block of the consumer, the anchor fused into "
+                "them");
+      SmallVector<unsigned> tiled;
+      SmallVector<int64_t> tiles = mapToResult(op, s.block, &tiled);
+      consumer = tileUsingForallMapped(w, consumer, tiles,
+                                       mappingList("block", loops, tiled),
+                                       forall);
+      w.fuseInto(current, forall);
+    } else {
+      w.comment("S: rows per block");
+      current = tileUsingForallMapped(
+          w, current, s.block, mappingList("block", loops, loops.mapped),
+          forall);
+    }
     if (hasProducers)
       w.fuseInto(producers, forall);
 
@@ -186,9 +207,19 @@ public:
     std::string combineForall;
     SmallVector<int64_t> combineTiles = rowTiles;
     combineTiles.push_back(0);
-    w.comment("one thread per row combines the partial results");
-    tileUsingForallMapped(w, combine, combineTiles, "[#gpu.thread<x>]",
-                          combineForall);
+    if (neighbours.consumer) {
+      // The consumer applies to each row after its combine: one thread per
+      // row of the consumer, the combine fused into it.
+      w.comment("one thread per row combines the partial results and "
+                "applies the consumer");
+      tileUsingForallMapped(w, consumer, rowTiles, "[#gpu.thread<x>]",
+                            combineForall);
+      w.fuseInto(combine, combineForall);
+    } else {
+      w.comment("one thread per row combines the partial results");
+      tileUsingForallMapped(w, combine, combineTiles, "[#gpu.thread<x>]",
+                            combineForall);
+    }
     if (hasProducers) {
       std::string producerForall;
       tileUsingForallMapped(w, producers, rowTiles, "[#gpu.thread<x>]",

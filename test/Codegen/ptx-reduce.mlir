@@ -1,5 +1,7 @@
-// A row reduction on sm_90: partial sums in shared memory, one barrier,
-// then the combine.
+// A row reduction on sm_90: each thread's partial sum goes through shared
+// memory (one barrier), then the block combines them with warp shuffles
+// (gpu.all_reduce: shfl.sync.bfly within each warp, one value per warp in
+// shared memory) and one thread stores the row.
 // RUN: ke-opt compile %s --target cuda:sm_90 --emit=asm -o - 2>/dev/null | FileCheck %s
 
 // CHECK: .target sm_90
@@ -8,6 +10,9 @@
 // CHECK: st.shared
 // CHECK: bar.sync
 // CHECK: ld.shared
+// CHECK: shfl.sync.bfly.b32
+// CHECK: bar.sync
+// CHECK: st.global
 func.func @row_sum(%x: tensor<64x512xf32>) -> tensor<64xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<64xf32>
