@@ -87,8 +87,13 @@ LogicalResult rewriteCombine(vector::ReductionOp reduction,
   if (!load || !kind || !threads)
     return failure();
   Type element = reduction.getDest().getType();
-  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() != 32)
+  // 16-bit floats are combined in f32 (the shuffles move 32-bit values;
+  // the wider type also keeps the cross-thread sum accurate).
+  bool widen = isa<FloatType>(element) && element.getIntOrFloatBitWidth() == 16;
+  if (!element.isIntOrFloat() ||
+      (element.getIntOrFloatBitWidth() != 32 && !widen))
     return failure();
+  Type combineType = widen ? Float32Type::get(element.getContext()) : element;
   MemRefType type = load.getMemRefType();
   VectorType vector = load.getVectorType();
   if (!isWorkgroup(type) || !type.hasStaticShape() ||
@@ -125,11 +130,16 @@ LogicalResult rewriteCombine(vector::ReductionOp reduction,
       indices.push_back(arith::ConstantIndexOp::create(b, loc, p));
     indices.push_back(tid);
     Value mine = memref::LoadOp::create(b, loc, base, indices);
+    if (widen)
+      mine = arith::ExtFOp::create(b, loc, combineType, mine);
     auto allReduce = gpu::AllReduceOp::create(
-        b, loc, element, mine,
+        b, loc, combineType, mine,
         gpu::AllReduceOperationAttr::get(b.getContext(), *kind),
         /*uniform=*/true);
-    rowResults.push_back(allReduce.getResult());
+    Value rowResult = allReduce.getResult();
+    if (widen)
+      rowResult = arith::TruncFOp::create(b, loc, element, rowResult);
+    rowResults.push_back(rowResult);
   }
 
   // The owning thread: the result of the row it loaded.

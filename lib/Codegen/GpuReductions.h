@@ -20,7 +20,8 @@ namespace ke {
 /// with the whole block (gpu.all_reduce <kind> uniform), and the owning
 /// thread picks its row's result. The sum is over the same elements, so
 /// this is semantics-preserving (only the association order of the combine
-/// changes). 32-bit element types only; other combines are left alone.
+/// changes). 32-bit element types and 16-bit floats (combined in f32);
+/// other combines are left alone.
 void combinePartialsWithAllReduce(mlir::ModuleOp module);
 
 } // namespace ke

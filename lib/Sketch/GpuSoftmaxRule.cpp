@@ -1,7 +1,22 @@
 //===- GpuSoftmaxRule.cpp - Softmax rows over blocks and threads ----------===//
 //
-// gpu.softmax: linalg.softmax over its last dimension. The op is tiled
-// before it is decomposed, so that every intermediate (row maximum, the
+// gpu.softmax: linalg.softmax over its last dimension.
+//
+// Rows whose length is a multiple of the warp size get a block each
+// (`threads` knob): the softmax is tiled to one row per block and
+// decomposed there (max, subtract-exp, sum, divide); the max and the sum
+// are tile_reduction_using_forall over the block's threads (each thread
+// reduces its chunk of N/threads elements in vector registers, the partial
+// results go to shared memory and the combine becomes a block-wide
+// gpu.all_reduce, lib/Codegen/GpuReductions.h), the row maximum and sum
+// live in shared memory, and the exponentials are never stored: the
+// subtract-exp is fused (recomputed) into the sum's per-thread loop and
+// into the per-thread normalization. Global memory sees the row read three
+// times (max, sum, normalize; the last two from L1/L2 in practice) and
+// written once.
+//
+// Other rows keep the row-per-thread schedule: the op is tiled before it
+// is decomposed, so that every intermediate (row maximum, the
 // exponentials, row sum) belongs to one thread and never needs a buffer of
 // the kernel module:
 //   S  tile_using_forall, #gpu.block   `rows` rows per block (leading
@@ -9,7 +24,7 @@
 //   S  tile_using_forall, #gpu.thread  one row per thread
 //   then decompose_interface (max, subtract-exp, sum, divide) and each part
 //   tiled by `vec` elements of its row (scf.for), vectorized.
-// A row's exponentials live in private memory: the rule applies up to
+// A row's exponentials live in private memory: that schedule applies up to
 // kMaxRowBytes per row.
 //
 //===----------------------------------------------------------------------===//
@@ -28,10 +43,139 @@ namespace {
 /// The most bytes of one row that a thread keeps (its exponentials).
 constexpr int64_t kMaxRowBytes = 16 * 1024;
 
+/// The most elements of a row that one thread of a block-per-row schedule
+/// holds in registers at once (its chunk, loaded as 128-bit vectors).
+constexpr int64_t kMaxChunkElements = 64;
+
 struct SoftmaxShape {
   SmallVector<int64_t> shape;
   unsigned elementBits = 32;
 };
+
+/// Whether rows of `s` get a block each: the row splits evenly over a warp
+/// or more with chunks that fit in registers.
+/// Thread counts of a block-per-row schedule: multiples of the warp that
+/// divide the row, with chunks of at most kMaxChunkElements.
+SmallVector<int64_t> blockThreadChoices(const SoftmaxShape &s,
+                                        const TargetDescription &target) {
+  SmallVector<int64_t> choices;
+  int64_t cols = s.shape.back(), warp = target.gpu.warpSize;
+  for (int64_t t = warp; t <= std::min<int64_t>(target.gpu.maxThreadsPerBlock,
+                                                cols);
+       t *= 2)
+    if (cols % t == 0 && cols / t <= kMaxChunkElements)
+      choices.push_back(t);
+  return choices;
+}
+
+bool isBlockPerRow(const SoftmaxShape &s, const TargetDescription &target) {
+  return !blockThreadChoices(s, target).empty();
+}
+
+/// Tile sizes of rank `rank` that are zero but for `last` on the last
+/// dimension.
+SmallVector<int64_t> lastTile(unsigned rank, int64_t last) {
+  SmallVector<int64_t> tiles(rank, 0);
+  tiles.back() = last;
+  return tiles;
+}
+
+/// The block-per-row script (see the file comment).
+std::string emitBlockPerRowScript(const SoftmaxShape &s,
+                                  const KnobAssignment &knobs) {
+  unsigned rank = s.shape.size();
+  int64_t threads = knobs.get("threads", 32);
+  int64_t chunk = s.shape.back() / threads;
+  ScriptWriter w;
+  w.comment("sketch gpu.softmax: " + knobs.str());
+  std::string softmax = w.match("linalg.softmax", kAnchorAttr);
+  SmallVector<int64_t> block(rank, 1);
+  block.back() = 0;
+  SmallVector<std::string> blockIds;
+  for (unsigned d = 0; d + 1 < rank; ++d)
+    blockIds.push_back(mappingAttr("block", d, rank - 1));
+  std::string blockForall;
+  w.comment("S: one row per block");
+  std::string tiled = tileUsingForallMapped(
+      w, softmax, block, "[" + llvm::join(blockIds, ", ") + "]", blockForall);
+  w.comment("max, subtract-exp, sum and divide of the block's row");
+  w.line(llvm::formatv("{0} = transform.structured.decompose_interface {1} "
+                       ": (!transform.any_op) -> !transform.any_op",
+                       w.fresh("parts"), tiled));
+  std::string generics = w.fresh("parts"), fills = w.fresh("fills");
+  w.line(generics + " = transform.structured.match ops{[\"linalg.generic\"]} "
+                    "in " + blockForall +
+         " : (!transform.any_op) -> !transform.any_op");
+  std::string max = w.fresh("max"), exp = w.fresh("exp"), sum = w.fresh("sum"),
+              div = w.fresh("div");
+  w.line(llvm::formatv("{0}, {1}, {2}, {3} = transform.split_handle {4} : "
+                       "(!transform.any_op) -> (!transform.any_op, "
+                       "!transform.any_op, !transform.any_op, "
+                       "!transform.any_op)",
+                       max, exp, sum, div, generics));
+  w.line(fills + " = transform.structured.match ops{[\"linalg.fill\"]} in " +
+         blockForall + " : (!transform.any_op) -> !transform.any_op");
+  std::string maxInit = w.fresh("init"), sumInit = w.fresh("init");
+  w.line(llvm::formatv("{0}, {1} = transform.split_handle {2} : "
+                       "(!transform.any_op) -> (!transform.any_op, "
+                       "!transform.any_op)",
+                       maxInit, sumInit, fills));
+
+  // The normalization first: the subtract-exp fused into it is a copy (the
+  // sum still uses the original), which the sum's loop then takes over.
+  w.comment("normalize: each thread its chunk, the exponentials recomputed");
+  std::string divForall;
+  tileUsingForallMapped(w, div, lastTile(rank, chunk), "[#gpu.thread<x>]",
+                        divForall);
+  w.fuseInto(exp, divForall);
+  std::string numerator = w.fresh("exp");
+  w.line(numerator + " = transform.get_producer_of_operand " + sum +
+         "[0] : (!transform.any_op) -> !transform.any_op");
+
+  // Both reductions: partial results per thread in shared memory, combined
+  // by the block; their results (row max, row sum) in shared memory too.
+  auto reduceOverThreads = [&](const std::string &op, const std::string &init,
+                               const std::string &producer) {
+    std::string fill = w.fresh("fill"), partial = w.fresh("partial"),
+                combine = w.fresh("combine"), forall = w.fresh("forall");
+    w.line(llvm::formatv(
+        "{0}, {1}, {2}, {3} = transform.structured."
+        "tile_reduction_using_forall {4} by num_threads = {5} mapping = "
+        "[#gpu.thread<x>] : (!transform.any_op) -> (!transform.any_op, "
+        "!transform.any_op, !transform.any_op, !transform.any_op)",
+        fill, partial, combine, forall, op,
+        ScriptWriter::list(lastTile(rank, threads))));
+    if (!producer.empty()) {
+      std::string fused = producer;
+      w.fuseInto(fused, forall);
+    }
+    std::string fillForall, initForall, combineForall;
+    tileUsingForallMapped(w, fill, lastTile(rank, 1), "[#gpu.thread<x>]",
+                          fillForall);
+    w.line(llvm::formatv(
+        "{0}, {1} = transform.structured.bufferize_to_allocation {2} "
+        "{{memory_space = #gpu.address_space<workgroup>, "
+        "bufferize_destination_only} : !transform.any_op",
+        w.fresh("shared"), w.fresh("ops"), fillForall));
+    tileUsingForallMapped(w, init, lastTile(rank - 1, 1), "[#gpu.thread<x>]",
+                          initForall);
+    w.line(llvm::formatv(
+        "{0}, {1} = transform.structured.bufferize_to_allocation {2} "
+        "{{memory_space = #gpu.address_space<workgroup>, "
+        "bufferize_destination_only} : !transform.any_op",
+        w.fresh("shared"), w.fresh("ops"), initForall));
+    SmallVector<int64_t> combineTiles = lastTile(rank - 1, 1);
+    combineTiles.push_back(0);
+    tileUsingForallMapped(w, combine, combineTiles, "[#gpu.thread<x>]",
+                          combineForall);
+  };
+  w.comment("R: the row sum of the exponentials over the block's threads");
+  reduceOverThreads(sum, sumInit, numerator);
+  w.comment("R: the row maximum over the block's threads");
+  reduceOverThreads(max, maxInit, "");
+  emitGpuEpilogue(w, {threads, 1, 1}, /*mapToBlocks=*/true);
+  return w.finish();
+}
 
 std::optional<SoftmaxShape> getSoftmaxShape(Operation *anchor) {
   auto softmax = dyn_cast<linalg::SoftmaxOp>(anchor);
@@ -57,7 +201,8 @@ public:
                const TargetDescription &target) const override {
     std::optional<SoftmaxShape> s = getSoftmaxShape(anchor);
     return target.isGpu() && s &&
-           s->shape.back() * s->elementBits / 8 <= kMaxRowBytes;
+           (isBlockPerRow(*s, target) ||
+            s->shape.back() * s->elementBits / 8 <= kMaxRowBytes);
   }
 
   KnobSpace getKnobSpace(Operation *anchor,
@@ -65,6 +210,14 @@ public:
     SoftmaxShape s = *getSoftmaxShape(anchor);
     int64_t rows = s.shape[s.shape.size() - 2], cols = s.shape.back();
     KnobSpace space;
+    if (isBlockPerRow(s, target)) {
+      // A few 128-bit vectors per thread by default.
+      Knob threads{"threads", blockThreadChoices(s, target), 0};
+      threads.defaultIndex = nearestChoice(
+          threads.choices, cols / (4 * vectorElements(s.elementBits)));
+      space.knobs.push_back(threads);
+      return space;
+    }
     // Rows per block = threads per block (one row each): up to 8 warps.
     Knob rowKnob{"rows", {}, 0};
     for (int64_t r : tileCandidates(rows, target.gpu.maxThreadsPerBlock))
@@ -93,23 +246,35 @@ public:
                             const KnobAssignment &knobs,
                             std::string &reason) const override {
     SoftmaxShape s = *getSoftmaxShape(anchor);
-    int64_t rows = knobs.get("rows", 1), vec = knobs.get("vec", 1);
-    if (s.shape[s.shape.size() - 2] % rows != 0 || s.shape.back() % vec != 0) {
-      reason = "rows and vec must divide the shape";
-      return failure();
-    }
     // Leading dimensions other than the rows map to grid y and z.
     for (size_t d = 0; d + 2 < s.shape.size(); ++d)
       if (s.shape[d] > 65535) {
         reason = "a leading dimension exceeds 65535 blocks";
         return failure();
       }
+    if (isBlockPerRow(s, target)) {
+      int64_t threads = knobs.get("threads", target.gpu.warpSize);
+      if (!llvm::is_contained(blockThreadChoices(s, target), threads)) {
+        reason = "threads must be a multiple of the warp dividing the row";
+        return failure();
+      }
+      int64_t chunk = s.shape.back() / threads;
+      return checkBlockLimits(target, {threads, 1, 1},
+                              2 * chunk * s.elementBits / 32 + 24, reason);
+    }
+    int64_t rows = knobs.get("rows", 1), vec = knobs.get("vec", 1);
+    if (s.shape[s.shape.size() - 2] % rows != 0 || s.shape.back() % vec != 0) {
+      reason = "rows and vec must divide the shape";
+      return failure();
+    }
     return checkBlockLimits(target, {rows, 1, 1}, 3 * vec + 24, reason);
   }
 
   std::string emitScript(Operation *anchor, const TargetDescription &target,
                          const KnobAssignment &knobs) const override {
     SoftmaxShape s = *getSoftmaxShape(anchor);
+    if (isBlockPerRow(s, target))
+      return emitBlockPerRowScript(s, knobs);
     unsigned rank = s.shape.size();
     int64_t rows = knobs.get("rows", 1), vec = knobs.get("vec", 1);
     ScriptWriter w;
@@ -161,8 +326,23 @@ public:
                    const KnobAssignment &knobs) const override {
     SoftmaxShape s = *getSoftmaxShape(anchor);
     unsigned rank = s.shape.size();
-    int64_t rows = knobs.get("rows", 1), vec = knobs.get("vec", 1);
     LoopNestDescription d;
+    if (isBlockPerRow(s, target)) {
+      int64_t threads = knobs.get("threads", target.gpu.warpSize);
+      d.ranges = s.shape;
+      d.reduction.assign(rank, false);
+      d.reduction.back() = true;
+      SmallVector<int64_t> block(rank, 1);
+      block.back() = 0;
+      d.addLevel(TileLevelRole::Threads, block, /*parallel=*/true);
+      d.addLevel(TileLevelRole::Register, lastTile(rank, s.shape.back() / threads),
+                 /*parallel=*/true);
+      d.threads = threads;
+      d.vectorLoop = rank - 1;
+      d.vectorWidth = s.shape.back() / threads;
+      return d;
+    }
+    int64_t rows = knobs.get("rows", 1), vec = knobs.get("vec", 1);
     d.ranges = s.shape;
     d.reduction.assign(rank, false);
     d.reduction.back() = true;

@@ -1,21 +1,27 @@
-// gpu.softmax: rows to blocks, one row per thread, the softmax decomposed
-// inside the thread and its parts tiled by `vec` elements of the row.
+// gpu.softmax, rows a multiple of the warp long: one row per block, the
+// max and the sum reduced over the block's threads (partials in shared
+// memory), the subtract-exp fused into the sum and into the normalization.
 // RUN: ke-opt sketches %s --target cuda:sm_90 --sketch gpu.softmax | FileCheck %s
-// RUN: ke-opt sketches %s --target cuda:sm_90 --sketch gpu.softmax --knobs rows=4,vec=8 | FileCheck %s --check-prefix=KNOBS
+// RUN: ke-opt sketches %s --target cuda:sm_90 --sketch gpu.softmax --knobs threads=128 | FileCheck %s --check-prefix=KNOBS
 
 // CHECK-LABEL: // -----// workload {{.*}} linalg.softmax
 // CHECK-NEXT: // sketch gpu.softmax
-// CHECK-NEXT: // knob rows: 1 2 4 8 16 32 [64]
-// CHECK-NEXT: // knob vec: 1 2 [4] 8 16
-// CHECK: tile_using_forall %{{.*}} tile_sizes [64, 0] (mapping = [#gpu.block<x>])
-// CHECK: tile_using_forall %{{.*}} tile_sizes [1, 0] (mapping = [#gpu.thread<x>])
+// CHECK-NEXT: // knob threads: [32] 64 128 256
+// CHECK: tile_using_forall %{{.*}} tile_sizes [1, 0] (mapping = [#gpu.block<x>])
 // CHECK: transform.structured.decompose_interface
-// CHECK: tile_using_for %part tile_sizes [0, 4]
-// CHECK: transform.gpu.map_nested_forall_to_threads %{{.*}} block_dims = [64, 1, 1]
+// CHECK: %[[MAX:.*]], %[[EXP:.*]], %[[SUM:.*]], %[[DIV:.*]] = transform.split_handle
+// CHECK: %{{.*}}, %[[DIVF:.*]] = transform.structured.tile_using_forall %[[DIV]] tile_sizes [0, 8] (mapping = [#gpu.thread<x>])
+// CHECK: fuse_into_containing_op %[[EXP]] into %[[DIVF]]
+// CHECK: %[[EXP2:.*]] = transform.get_producer_of_operand %[[SUM]][0]
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}}, %[[SUMF:.*]] = transform.structured.tile_reduction_using_forall %[[SUM]] by num_threads = [0, 32] mapping = [#gpu.thread<x>]
+// CHECK: fuse_into_containing_op %[[EXP2]] into %[[SUMF]]
+// CHECK: bufferize_to_allocation {{.*}}memory_space = #gpu.address_space<workgroup>
+// CHECK: tile_reduction_using_forall %[[MAX]] by num_threads = [0, 32]
+// CHECK: transform.gpu.map_nested_forall_to_threads %{{.*}} block_dims = [32, 1, 1]
 
-// KNOBS: tile_sizes [4, 0] (mapping = [#gpu.block<x>])
-// KNOBS: tile_using_for %part tile_sizes [0, 8]
-// KNOBS: block_dims = [4, 1, 1]
+// KNOBS: tile_sizes [0, 2] (mapping = [#gpu.thread<x>])
+// KNOBS: num_threads = [0, 128]
+// KNOBS: block_dims = [128, 1, 1]
 func.func @softmax(%x: tensor<64x256xf32>) -> tensor<64x256xf32> {
   %e = tensor.empty() : tensor<64x256xf32>
   %r = linalg.softmax dimension(1) ins(%x : tensor<64x256xf32>) outs(%e : tensor<64x256xf32>) -> tensor<64x256xf32>
