@@ -141,6 +141,81 @@ int64_t estimateRegisters(const GpuLoops &loops, const GpuTileSizes &sizes) {
   return accumulators * words + fragments * std::max<int64_t>(1, kvec) + 24;
 }
 
+/// The dimensions of a convolution anchor (none for other ops).
+std::optional<linalg::ConvolutionDimensions> convDims(linalg::LinalgOp op) {
+  if (classifyWorkload(op) != WorkloadKind::Convolution)
+    return std::nullopt;
+  FailureOr<linalg::ConvolutionDimensions> dims =
+      linalg::inferConvolutionDims(op);
+  if (failed(dims))
+    return std::nullopt;
+  return *dims;
+}
+
+/// True for the 2-D convolutions that transform.structured.decompose turns
+/// into 1-D ones once a thread's output row and filter row are single: the
+/// linalg vectorizer handles 1-D convolutions only (a 2-D one would be
+/// lowered to scalar loops).
+bool isDecomposable(linalg::LinalgOp op) {
+  // Depthwise convolutions decompose too, but their vectorized 1-D form
+  // does not lower to NVVM yet (an unrealized cast is left).
+  return isa<linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNchwFchwOp>(
+      op.getOperation());
+}
+
+/// gpu.tile's tile sizes with what convolutions need on top: the output
+/// rows of a decomposable convolution are computed one at a time (its
+/// register tile spans output columns and channels, see isDecomposable).
+GpuTileSizes tileSizesFor(linalg::LinalgOp op, const GpuLoops &loops,
+                          const KnobAssignment &knobs) {
+  GpuTileSizes sizes = getGpuTileSizes(loops, knobs);
+  std::optional<linalg::ConvolutionDimensions> conv = convDims(op);
+  if (conv && isDecomposable(op) && conv->outputImage.size() == 2) {
+    unsigned row = conv->outputImage.front();
+    if (sizes.thread[row] > 1)
+      sizes.inner[row] = 1;
+  }
+  return sizes;
+}
+
+/// The loops tiled by the block forall, outermost first (mapped to block
+/// z, y, x): the mapped loops for contractions; for convolutions every
+/// parallel loop whose block tile is smaller than its range, so the batch
+/// (and depth) get blocks of their own while a loop held whole by one block
+/// (the output channels, often) needs no grid dimension.
+SmallVector<unsigned> blockLoops(linalg::LinalgOp op, const GpuLoops &loops,
+                                 const GpuTileSizes &sizes) {
+  if (!convDims(op))
+    return loops.mapped;
+  SmallVector<unsigned> result;
+  for (unsigned loop : loops.parallel)
+    if (sizes.block[loop] > 0 && sizes.block[loop] < loops.ranges[loop])
+      result.push_back(loop);
+  if (result.empty() && !loops.mapped.empty())
+    result.push_back(loops.mapped.back());
+  return result;
+}
+
+/// The block forall's tile sizes (0 for loops not in `tiled`).
+SmallVector<int64_t> blockForallTiles(const GpuTileSizes &sizes,
+                                      ArrayRef<unsigned> tiled) {
+  SmallVector<int64_t> tiles(sizes.block.size(), 0);
+  for (unsigned loop : tiled)
+    tiles[loop] = sizes.block[loop];
+  return tiles;
+}
+
+/// The block mapping of a forall over `tiled` (a subset of `blocks`, in
+/// forall order).
+std::string blockMapping(ArrayRef<unsigned> blocks, ArrayRef<unsigned> tiled) {
+  SmallVector<std::string> attrs;
+  for (unsigned loop : tiled)
+    attrs.push_back(mappingAttr("block", llvm::find(blocks, loop) -
+                                             blocks.begin(),
+                                blocks.size()));
+  return "[" + llvm::join(attrs, ", ") + "]";
+}
+
 } // namespace
 
 GpuTileSizes ke::getGpuTileSizes(const GpuLoops &loops,
@@ -157,10 +232,14 @@ GpuTileSizes ke::getGpuTileSizes(const GpuLoops &loops,
     s.thread[loop] =
         std::min(knobs.get(gpuKnobName("thread", loop), 1), s.block[loop]);
   }
-  // Parallel loops that are not mapped run in each thread, one at a time.
+  // Parallel loops that are not mapped run in each thread, one at a time;
+  // convolutions may split them over blocks (block.dN, 0: not split).
   for (unsigned loop : loops.parallel)
-    if (!llvm::is_contained(loops.mapped, loop) && loops.ranges[loop] > 1)
+    if (!llvm::is_contained(loops.mapped, loop) && loops.ranges[loop] > 1) {
       s.inner[loop] = 1;
+      s.block[loop] = std::min(knobs.get(gpuKnobName("block", loop), 0),
+                               loops.ranges[loop]);
+    }
   for (unsigned loop : loops.reduction)
     if (loops.ranges[loop] > 1)
       s.inner[loop] = 1;
@@ -196,6 +275,8 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
   int64_t budget =
       std::min<int64_t>(8 * target.gpu.warpSize, target.gpu.maxThreadsPerBlock);
   SmallVector<int64_t> blockDefaults, threadDefaults;
+  std::optional<linalg::ConvolutionDimensions> conv =
+      contractions ? convDims(op) : std::nullopt;
   // Large contractions get 8x8 register tiles (128x128 block tiles of 16x16
   // threads): twice the FMAs per shared-memory load of 4x4 tiles. Only where
   // that still leaves two blocks per multiprocessor; smaller ones keep
@@ -221,6 +302,17 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
     int64_t thread = position == 0 ? vector : (contractions && position == 1 ? 4 : 1);
     if (largeTiles && position < 2)
       thread *= 2;
+    // Convolutions: GEMM-like register tiles of output columns x output
+    // channels (two 128-bit vectors of channels when they are contiguous);
+    // the other output loops (rows, depth) one at a time.
+    if (conv) {
+      if (llvm::is_contained(conv->outputChannel, loop))
+        thread = position == 0 ? 2 * vector : 4;
+      else if (!conv->outputImage.empty() && loop == conv->outputImage.back())
+        thread = position == 0 ? vector : 4;
+      else
+        thread = 1;
+    }
     thread = std::min(thread, range);
     int64_t cap = contractions && position == 0 && loops.mapped.size() > 1
                       ? 16
@@ -286,6 +378,29 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
     t.defaultIndex = largestDivisorChoice(t.choices, b.choices[b.defaultIndex],
                                           t.choices[t.defaultIndex]);
   }
+  if (conv) {
+    // The loops left out of the thread mapping (batch, depth) get blocks of
+    // their own while the grid has dimensions to spare: a batch looped over
+    // in every thread leaves most of the GPU idle.
+    unsigned gridLoops = 0;
+    for (unsigned i = 0; i < numMapped; ++i) {
+      const Knob &b = space.knobs[i];
+      gridLoops += b.choices[b.defaultIndex] < loops.ranges[loops.mapped[i]];
+    }
+    for (unsigned loop : loops.parallel) {
+      int64_t range = loops.ranges[loop];
+      if (llvm::is_contained(loops.mapped, loop) || range <= 1)
+        continue;
+      SmallVector<int64_t> choices = blockCandidates(range, range);
+      Knob block{gpuKnobName("block", loop), choices,
+                 unsigned(choices.size() - 1)};
+      if (gridLoops < 3) {
+        block.defaultIndex = 0;
+        ++gridLoops;
+      }
+      space.knobs.push_back(block);
+    }
+  }
   if (contractions && loops.innerReduction) {
     unsigned k = *loops.innerReduction;
     int64_t range = loops.ranges[k];
@@ -315,7 +430,7 @@ LogicalResult GpuTilingRule::checkLimits(Operation *anchor,
                                          std::string &reason) const {
   auto op = cast<linalg::LinalgOp>(anchor);
   GpuLoops loops = analyzeGpuLoops(op);
-  GpuTileSizes sizes = getGpuTileSizes(loops, knobs);
+  GpuTileSizes sizes = tileSizesFor(op, loops, knobs);
   if (failed(checkBlockLimits(target, sizes.dims,
                               estimateRegisters(loops, sizes), reason)))
     return failure();
@@ -337,6 +452,24 @@ LogicalResult GpuTilingRule::checkLimits(Operation *anchor,
     if (hasReductionLoop(loops) && sizes.block[loop] % sizes.thread[loop] != 0) {
       reason = "thread tiles must divide the block tiles of a reduction";
       return failure();
+    }
+  }
+  if (convDims(op)) {
+    SmallVector<unsigned> blocks = blockLoops(op, loops, sizes);
+    if (blocks.size() > 3) {
+      reason = llvm::formatv("{0} loops split over blocks exceed the grid's "
+                             "3 dimensions",
+                             blocks.size());
+      return failure();
+    }
+    for (auto [position, loop] : llvm::enumerate(llvm::reverse(blocks))) {
+      int64_t count = loops.ranges[loop] / sizes.block[loop];
+      if (loops.ranges[loop] % sizes.block[loop] != 0 ||
+          (position > 0 && count > 65535)) {
+        reason = "block tiles of a convolution must divide their loops, "
+                 "at most 65535 along grid y and z";
+        return failure();
+      }
     }
   }
   if (loops.innerReduction && sizes.inner[*loops.innerReduction] > 1) {
@@ -377,7 +510,7 @@ std::string GpuTilingRule::emitScript(Operation *anchor,
                                       const KnobAssignment &knobs) const {
   auto op = cast<linalg::LinalgOp>(anchor);
   GpuLoops loops = analyzeGpuLoops(op);
-  GpuTileSizes sizes = getGpuTileSizes(loops, knobs);
+  GpuTileSizes sizes = tileSizesFor(op, loops, knobs);
   unsigned n = loops.ranges.size();
 
   ScriptWriter w;
@@ -390,22 +523,22 @@ std::string GpuTilingRule::emitScript(Operation *anchor,
   if (neighbours.hasProducers)
     producers = w.match("", kProducerAttr);
   bool mapped = !loops.mapped.empty();
+  SmallVector<unsigned> blocks = blockLoops(op, loops, sizes);
 
   if (mapped) {
     std::string forall;
     if (neighbours.consumer) {
       w.comment("S: block tiles of the consumer, the anchor fused into them");
       SmallVector<unsigned> tiled;
-      SmallVector<int64_t> tiles = mapToResult(op, sizes.block, &tiled);
+      SmallVector<int64_t> tiles =
+          mapToResult(op, blockForallTiles(sizes, blocks), &tiled);
       consumer = tileUsingForallMapped(w, consumer, tiles,
-                                       mappingList("block", loops, tiled),
-                                       forall);
+                                       blockMapping(blocks, tiled), forall);
       w.fuseInto(current, forall);
     } else {
       w.comment("S: block tiles");
-      current = tileUsingForallMapped(w, current, sizes.block,
-                                      mappingList("block", loops, loops.mapped),
-                                      forall);
+      current = tileUsingForallMapped(w, current, blockForallTiles(sizes, blocks),
+                                      blockMapping(blocks, blocks), forall);
     }
     if (neighbours.hasProducers) {
       w.comment("the fills of the anchor's inits, per block tile");
@@ -530,6 +663,23 @@ std::string GpuTilingRule::emitScript(Operation *anchor,
               "innermost reduction at a time");
     SmallVector<std::string> innerLoops;
     current = w.tileUsingFor(current, sizes.inner, innerLoops);
+    std::optional<linalg::ConvolutionDimensions> conv = convDims(op);
+    // decompose needs a single filter row and output row: inner tiles of 1
+    // (or loops of 1 iteration); the filter columns may stay whole.
+    auto single = [&](unsigned loop) {
+      return sizes.inner[loop] == 1 || loops.ranges[loop] == 1 ||
+             (sizes.inner[loop] == 0 && sizes.thread[loop] == 1);
+    };
+    if (conv && isDecomposable(op) && conv->filterLoop.size() == 2 &&
+        conv->outputImage.size() == 2 && single(conv->filterLoop.front()) &&
+        single(conv->outputImage.front())) {
+      w.comment("one output row and one filter row per step: a 1-D "
+                "convolution, which the vectorizer handles");
+      std::string decomposed = w.fresh("op");
+      w.line(decomposed + " = transform.structured.decompose " + current +
+             " : (!transform.any_op) -> !transform.any_op");
+      current = decomposed;
+    }
   }
   emitGpuEpilogue(w, sizes.dims, mapped);
   return w.finish();
@@ -541,7 +691,7 @@ GpuTilingRule::describeLoopNest(Operation *anchor,
                                 const KnobAssignment &knobs) const {
   auto op = cast<linalg::LinalgOp>(anchor);
   GpuLoops loops = analyzeGpuLoops(op);
-  GpuTileSizes sizes = getGpuTileSizes(loops, knobs);
+  GpuTileSizes sizes = tileSizesFor(op, loops, knobs);
   LoopNestDescription d;
   d.ranges = loops.ranges;
   d.reduction.assign(loops.ranges.size(), false);

@@ -52,14 +52,40 @@ func.func @irregular(%a: tensor<37x29xf32>, %b: tensor<29x53xf32>, %c: tensor<37
   return %r : tensor<37x53xf32>
 }
 
-// A channels-last convolution: the three innermost parallel loops (oh, ow,
-// oc) map to z, y, x; the window loops run inside each thread.
+// A channels-last convolution: a GEMM-like schedule of output pixels x
+// output channels. Threads map (oh, ow, oc) to z, y, x with register tiles
+// of 4 columns x 8 channels; only loops split over several blocks get a
+// grid dimension (here none but the channels'). Each thread steps through
+// the window one filter row at a time, 4 input channels at a time, and the
+// 2-D step is decomposed into a 1-D convolution, which vectorizes.
 // CHECK-LABEL: // -----// workload {{.*}} linalg.conv_2d_nhwc_hwcf
-// CHECK: mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]
-// CHECK: mapping = [#gpu.thread<z>, #gpu.thread<y>, #gpu.thread<x>]
+// CHECK: // knob thread.d2: 1 2 [4] 8
+// CHECK-NEXT: // knob thread.d3: 1 2 4 [8]
+// CHECK: tile_using_forall %{{.*}} tile_sizes [0, 0, 0, 16, 0, 0, 0] (mapping = [#gpu.block<x>])
+// CHECK: tile_using_forall %{{.*}} tile_sizes [0, 1, 4, 8, 0, 0, 0] (mapping = [#gpu.thread<z>, #gpu.thread<y>, #gpu.thread<x>])
 // CHECK: tile_using_for %{{.*}} tile_sizes [0, 0, 0, 0, 1, 1, 4]
+// CHECK: transform.structured.decompose
+// CHECK: vectorize_children_and_apply_patterns
+// CHECK: block_dims = [2, 2, 8]
 func.func @conv(%i: tensor<1x10x10x8xf32>, %f: tensor<3x3x8x16xf32>, %o: tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32> {
   %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
        ins(%i, %f : tensor<1x10x10x8xf32>, tensor<3x3x8x16xf32>) outs(%o : tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
   return %r : tensor<1x8x8x16xf32>
+}
+
+// A batch of images: the batch gets blocks of its own (block.d0) next to
+// the output rows, so the grid covers n x oh / 2 blocks.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.conv_2d_nhwc_hwcf
+// CHECK: // knob block.d0: [1] 2 4 8
+// CHECK: tile_using_forall %{{.*}} tile_sizes [1, 2, 0, 0, 0, 0, 0] (mapping = [#gpu.block<y>, #gpu.block<x>])
+// CHECK: tile_using_forall %{{.*}} tile_sizes [0, 1, 4, 8] (mapping = [#gpu.thread<z>, #gpu.thread<y>, #gpu.thread<x>])
+// CHECK: transform.structured.decompose
+// CHECK: block_dims = [8, 14, 2]
+func.func @conv_batch(%i: tensor<8x58x58x64xf32>, %f: tensor<3x3x64x64xf32>) -> tensor<8x56x56x64xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x56x56x64xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<8x56x56x64xf32>) -> tensor<8x56x56x64xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%i, %f : tensor<8x58x58x64xf32>, tensor<3x3x64x64xf32>) outs(%c : tensor<8x56x56x64xf32>) -> tensor<8x56x56x64xf32>
+  return %r : tensor<8x56x56x64xf32>
 }
