@@ -483,6 +483,33 @@ bool onlyAccessesOfRoot(scf::ForOp loop, Value root, Operation *read,
   return !result.wasInterrupted();
 }
 
+/// The shape of `type` without its leading unit dimensions.
+ArrayRef<int64_t> dropLeadingUnits(VectorType type) {
+  ArrayRef<int64_t> shape = type.getShape();
+  while (!shape.empty() && shape.front() == 1)
+    shape = shape.drop_front();
+  return shape;
+}
+
+/// True when `read` and `write` move the same elements: equal, or (the 1-D
+/// convolutions the vectorizer makes of a decomposed 2-D one read their
+/// accumulator rank-reduced) minor-identity accesses whose vector shapes
+/// differ only in leading unit dimensions.
+bool sameTile(vector::TransferReadOp read, vector::TransferWriteOp write) {
+  if (write.getVectorType() == read.getVectorType())
+    return write.getPermutationMap() == read.getPermutationMap();
+  return read.getPermutationMap().isMinorIdentity() &&
+         write.getPermutationMap().isMinorIdentity() &&
+         read.getVectorType().getElementType() ==
+             write.getVectorType().getElementType() &&
+         dropLeadingUnits(read.getVectorType()) ==
+             dropLeadingUnits(write.getVectorType()) &&
+         read.getInBoundsValues() == SmallVector<bool>(
+                                         read.getVectorType().getRank(), true) &&
+         write.getInBoundsValues() ==
+             SmallVector<bool>(write.getVectorType().getRank(), true);
+}
+
 /// Keeps a thread's accumulator tile in registers across a loop: a
 /// vector.transfer_read at the top of an scf.for's body and a
 /// vector.transfer_write of the same tile (same memref value and indices,
@@ -524,9 +551,7 @@ void hoistAccumulatorTiles(ModuleOp module) {
           auto candidate = dyn_cast<vector::TransferWriteOp>(&later);
           if (candidate && candidate.getBase() == read.getBase() &&
               candidate.getIndices() == read.getIndices() &&
-              candidate.getVectorType() == read.getVectorType() &&
-              candidate.getPermutationMap() == read.getPermutationMap() &&
-              !candidate.getMask()) {
+              sameTile(read, candidate) && !candidate.getMask()) {
             write = candidate;
             break;
           }
@@ -544,8 +569,12 @@ void hoistAccumulatorTiles(ModuleOp module) {
                 .replaceWithAdditionalYields(
                     rewriter, hoisted->getResult(0),
                     /*replaceInitOperandUsesInLoop=*/false,
-                    [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
-                      return SmallVector<Value>{write.getVector()};
+                    [&](OpBuilder &b, Location loc, ArrayRef<BlockArgument>) {
+                      Value tile = write.getVector();
+                      if (tile.getType() != read.getVectorType())
+                        tile = vector::ShapeCastOp::create(
+                            b, loc, read.getVectorType(), tile);
+                      return SmallVector<Value>{tile};
                     });
         if (failed(grown))
           break;
@@ -553,7 +582,13 @@ void hoistAccumulatorTiles(ModuleOp module) {
         rewriter.replaceOp(read, loop.getRegionIterArgs().back());
         rewriter.setInsertionPointAfter(loop);
         write->moveAfter(loop);
-        write.getValueToStoreMutable().assign(loop.getResults().back());
+        Value result = loop.getResults().back();
+        if (result.getType() != write.getVectorType()) {
+          rewriter.setInsertionPoint(write);
+          result = vector::ShapeCastOp::create(rewriter, write.getLoc(),
+                                               write.getVectorType(), result);
+        }
+        write.getValueToStoreMutable().assign(result);
         changed = true;
         break;
       }

@@ -3,7 +3,8 @@
 // channels) register tile, steps through the window one filter row and 4
 // input channels at a time with 128-bit loads of the input (channels are
 // contiguous) and of the filter (output channels are contiguous), FMAs on
-// the register tile, and 128-bit stores of it.
+// the register tile, which stays in registers across the window and
+// channel loops and is written once with 128-bit stores.
 // RUN: ke-opt compile %s --target cuda:sm_90 --emit=asm -o - 2>/dev/null | FileCheck %s
 // RUN: ke-opt compile %s --target cuda:sm_90 --emit=asm -o - 2>/dev/null | FileCheck %s --check-prefix=SCALAR
 // SCALAR-NOT: ld.global.b32
@@ -13,10 +14,10 @@
 // CHECK: [[LOOP:\$L__BB[0-9_]+]]:
 // CHECK: ld.global.v4.b32
 // CHECK: fma.rn.f32
-// The accumulator tile is still written back in every step of the channel
-// loop (not yet hoisted out of the window loops).
-// CHECK: st.global.v4.b32
+// CHECK-NOT: st.global
 // CHECK: bra{{.*}}[[LOOP]]
+// CHECK-NOT: ld.global
+// CHECK: st.global.v4.b32
 func.func @conv(%i: tensor<2x18x18x32xf32>, %f: tensor<3x3x32x64xf32>) -> tensor<2x16x16x64xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<2x16x16x64xf32>
