@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -28,20 +29,58 @@ LogicalResult readDimension(gpu::LaunchFuncOp launch, Value value,
 }
 
 /// Appends the launch arguments that one kernel operand expands to.
+/// The scratch buffer index of a static host allocation (a buffer passed
+/// from one launch to the next), adding it to `scratch` on first sight.
+FailureOr<unsigned> getScratchIndex(gpu::LaunchFuncOp launch,
+                                    memref::AllocOp alloc,
+                                    std::vector<Operation *> &allocs,
+                                    std::vector<GpuScratchBuffer> &scratch) {
+  auto it = llvm::find(allocs, alloc.getOperation());
+  if (it != allocs.end())
+    return unsigned(it - allocs.begin());
+  MemRefType type = alloc.getType();
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      !type.getElementType().isIntOrFloat() || type.getMemorySpace())
+    return launch.emitError("a launch takes a host allocation of type ")
+           << type << "; scratch buffers must be static and contiguous";
+  GpuScratchBuffer buffer;
+  buffer.shape.assign(type.getShape().begin(), type.getShape().end());
+  buffer.bytes = type.getNumElements() *
+                 llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  allocs.push_back(alloc);
+  scratch.push_back(std::move(buffer));
+  return unsigned(scratch.size() - 1);
+}
+
 LogicalResult appendArguments(gpu::LaunchFuncOp launch, func::FuncOp host,
                               Value operand,
-                              std::vector<GpuLaunchArgument> &args) {
+                              std::vector<GpuLaunchArgument> &args,
+                              std::vector<Operation *> &allocs,
+                              std::vector<GpuScratchBuffer> &scratch) {
   if (auto memref = dyn_cast<MemRefType>(operand.getType())) {
     auto arg = dyn_cast<BlockArgument>(operand);
-    if (!arg || arg.getOwner() != &host.getBody().front())
-      return launch.emitError("a launch takes a buffer that is not an "
-                              "argument of @kernel");
+    auto alloc = operand.getDefiningOp<memref::AllocOp>();
+    GpuLaunchArgument::Kind kind = GpuLaunchArgument::Kind::BufferField;
+    unsigned buffer = 0;
+    if (arg && arg.getOwner() == &host.getBody().front()) {
+      buffer = arg.getArgNumber();
+    } else if (alloc && alloc->getParentOp() == host) {
+      FailureOr<unsigned> index =
+          getScratchIndex(launch, alloc, allocs, scratch);
+      if (failed(index))
+        return failure();
+      kind = GpuLaunchArgument::Kind::ScratchField;
+      buffer = *index;
+    } else {
+      return launch.emitError("a launch takes a buffer that is neither an "
+                              "argument of @kernel nor a host allocation");
+    }
     // Allocated pointer, aligned pointer, offset, sizes, strides.
     unsigned fields = 3 + 2 * memref.getRank();
     for (unsigned field = 0; field < fields; ++field) {
       GpuLaunchArgument a;
-      a.kind = GpuLaunchArgument::Kind::BufferField;
-      a.buffer = arg.getArgNumber();
+      a.kind = kind;
+      a.buffer = buffer;
       a.field = field;
       args.push_back(a);
     }
@@ -72,7 +111,13 @@ LogicalResult appendArguments(gpu::LaunchFuncOp launch, func::FuncOp host,
 
 } // namespace
 
-FailureOr<std::vector<GpuLaunch>> ke::readGpuLaunches(ModuleOp kernel) {
+FailureOr<std::vector<GpuLaunch>>
+ke::readGpuLaunches(ModuleOp kernel, std::vector<GpuScratchBuffer> *scratch) {
+  std::vector<GpuScratchBuffer> ignored;
+  if (!scratch)
+    scratch = &ignored;
+  scratch->clear();
+  std::vector<Operation *> allocs;
   auto host = kernel.lookupSymbol<func::FuncOp>(kKernelFunctionName);
   if (!host)
     return kernel.emitError("the kernel module has no @kernel");
@@ -94,7 +139,8 @@ FailureOr<std::vector<GpuLaunch>> ke::readGpuLaunches(ModuleOp kernel) {
                                launch.dynamicSharedMemoryBytes)))
         return WalkResult::interrupt();
     for (Value operand : op.getKernelOperands())
-      if (failed(appendArguments(op, host, operand, launch.arguments)))
+      if (failed(appendArguments(op, host, operand, launch.arguments, allocs,
+                                  *scratch)))
         return WalkResult::interrupt();
     launches.push_back(std::move(launch));
     return WalkResult::advance();

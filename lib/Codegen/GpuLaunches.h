@@ -16,9 +16,13 @@ namespace ke {
 /// memory sizes, and each kernel operand as the fields of the memref
 /// descriptor of one of @kernel's arguments (MLIR's expanded calling
 /// convention: allocated and aligned pointer, offset, sizes, strides) or as
-/// a captured constant. Fails with a diagnostic on dynamic sizes or on an
-/// operand that is neither.
-mlir::FailureOr<std::vector<GpuLaunch>> readGpuLaunches(mlir::ModuleOp kernel);
+/// a captured constant, or of a static host allocation (memref.alloc in
+/// @kernel: partial results one launch leaves for the next), which becomes
+/// a scratch buffer appended to `scratch`. Fails with a diagnostic on
+/// dynamic sizes or on an operand that is none of these.
+mlir::FailureOr<std::vector<GpuLaunch>>
+readGpuLaunches(mlir::ModuleOp kernel,
+                std::vector<GpuScratchBuffer> *scratch = nullptr);
 
 } // namespace ke
 

@@ -117,7 +117,10 @@ LogicalResult checkMapped(ModuleOp module) {
     // The runner executes the launches only: host code that touches
     // memory (an op the schedule did not map, e.g. an unfused consumer)
     // would silently never run.
-    if (op->getParentOfType<func::FuncOp>() && !isa<func::ReturnOp>(op) &&
+    // Host allocations are fine: static ones become scratch buffers of the
+    // runner (partial results one launch leaves for the next).
+    if (op->getParentOfType<func::FuncOp>() &&
+        !isa<func::ReturnOp, memref::AllocOp, memref::DeallocOp>(op) &&
         op->getNumRegions() == 0 && !isMemoryEffectFree(op)) {
       op->emitError("the schedule left this op on the host, outside the GPU "
                     "launches");
@@ -787,7 +790,8 @@ ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
   }
 
   GpuKernelBinary binary;
-  FailureOr<std::vector<GpuLaunch>> launches = readGpuLaunches(kernel);
+  FailureOr<std::vector<GpuLaunch>> launches =
+      readGpuLaunches(kernel, &binary.scratch);
   if (failed(launches))
     return failure();
   binary.launches = std::move(*launches);

@@ -57,6 +57,7 @@ CudaModule::load(CudaDevice &device, const GpuKernelBinary &binary) {
   }
   loaded->module = module;
   loaded->launches = binary.launches;
+  loaded->scratch = binary.scratch;
   const CudaDeviceInfo &info = device.getInfo();
   for (const GpuLaunch &launch : binary.launches) {
     CUfunction function = nullptr;
@@ -112,6 +113,9 @@ struct CudaRunner::Buffers {
   std::vector<CUdeviceptr> working;
   /// Pristine inputs and accumulators per set (0 for other arguments).
   std::vector<std::vector<CUdeviceptr>> sets;
+  /// The module's scratch buffers (GpuKernelBinary::scratch), shared by
+  /// all sets: every run writes them before it reads them.
+  std::vector<CUdeviceptr> scratch;
   CUdeviceptr flush = 0;
   size_t flushBytes = 0;
   CUevent start = nullptr, stop = nullptr;
@@ -120,6 +124,9 @@ struct CudaRunner::Buffers {
 
   ~Buffers() {
     for (CUdeviceptr p : working)
+      if (p)
+        api->cuMemFree(p);
+    for (CUdeviceptr p : scratch)
       if (p)
         api->cuMemFree(p);
     for (const std::vector<CUdeviceptr> &set : sets)
@@ -210,6 +217,18 @@ CudaRunner::create(CudaModule &module, llvm::ArrayRef<KernelArgument> arguments,
     }
   }
 
+  for (auto [index, buffer] : llvm::enumerate(module.scratch)) {
+    llvm::Expected<CUdeviceptr> allocated =
+        b.allocate(buffer.bytes, "scratch #" + std::to_string(index));
+    if (!allocated)
+      return allocated.takeError();
+    b.scratch.push_back(*allocated);
+  }
+  std::vector<DeviceBufferRef> scratchRefs;
+  for (auto [index, buffer] : llvm::enumerate(module.scratch))
+    scratchRefs.push_back(
+        {uint64_t(b.scratch[index]), buffer.shape});
+
   // Twice the L2, so that nothing the previous run left there survives.
   uint64_t l2 = module.device->getInfo().l2CacheBytes;
   b.flushBytes = l2 ? 2 * l2 : 64ull << 20;
@@ -233,7 +252,7 @@ CudaRunner::create(CudaModule &module, llvm::ArrayRef<KernelArgument> arguments,
     b.parameters.emplace_back();
     for (const GpuLaunch &launch : module.launches) {
       llvm::Expected<LaunchParameters> packed =
-          packLaunchArguments(launch, refs);
+          packLaunchArguments(launch, refs, scratchRefs);
       if (!packed)
         return packed.takeError();
       b.parameters.back().push_back(std::move(*packed));

@@ -43,6 +43,7 @@ HipModule::load(HipDevice &device, const GpuKernelBinary &binary) {
     return std::move(error);
   loaded->module = module;
   loaded->launches = binary.launches;
+  loaded->scratch = binary.scratch;
   const HipDeviceInfo &info = device.getInfo();
   for (const GpuLaunch &launch : binary.launches) {
     hipFunction_t function = nullptr;
@@ -88,6 +89,9 @@ struct HipRunner::Buffers {
   std::vector<void *> working;
   /// Pristine inputs and accumulators per set (null for other arguments).
   std::vector<std::vector<void *>> sets;
+  /// The module's scratch buffers (GpuKernelBinary::scratch), shared by
+  /// all sets: every run writes them before it reads them.
+  std::vector<void *> scratch;
   void *flush = nullptr;
   size_t flushBytes = 0;
   hipEvent_t start = nullptr, stop = nullptr;
@@ -96,6 +100,9 @@ struct HipRunner::Buffers {
 
   ~Buffers() {
     for (void *p : working)
+      if (p)
+        api->hipFree(p);
+    for (void *p : scratch)
       if (p)
         api->hipFree(p);
     for (const std::vector<void *> &set : sets)
@@ -197,6 +204,18 @@ HipRunner::create(HipModule &module, llvm::ArrayRef<KernelArgument> arguments,
     }
   }
 
+  for (auto [index, buffer] : llvm::enumerate(module.scratch)) {
+    llvm::Expected<void *> allocated =
+        b.allocate(buffer.bytes, "scratch #" + std::to_string(index));
+    if (!allocated)
+      return allocated.takeError();
+    b.scratch.push_back(*allocated);
+  }
+  std::vector<DeviceBufferRef> scratchRefs;
+  for (auto [index, buffer] : llvm::enumerate(module.scratch))
+    scratchRefs.push_back(
+        {uint64_t(reinterpret_cast<uintptr_t>(b.scratch[index])), buffer.shape});
+
   // Twice the cache, so that nothing the previous run left there survives.
   b.flushBytes = 2 * getLastLevelCacheBytes(module.device->getInfo());
   llvm::Expected<void *> flush = b.allocate(b.flushBytes, "cache flush");
@@ -221,7 +240,7 @@ HipRunner::create(HipModule &module, llvm::ArrayRef<KernelArgument> arguments,
     b.parameters.emplace_back();
     for (const GpuLaunch &launch : module.launches) {
       llvm::Expected<LaunchParameters> packed =
-          packLaunchArguments(launch, refs);
+          packLaunchArguments(launch, refs, scratchRefs);
       if (!packed)
         return packed.takeError();
       b.parameters.back().push_back(std::move(*packed));

@@ -15,19 +15,24 @@ static llvm::Error makeError(const llvm::Twine &message) {
 
 llvm::Expected<LaunchParameters>
 ke::packLaunchArguments(const GpuLaunch &launch,
-                        llvm::ArrayRef<DeviceBufferRef> buffers) {
+                        llvm::ArrayRef<DeviceBufferRef> buffers,
+                        llvm::ArrayRef<DeviceBufferRef> scratch) {
   LaunchParameters params;
   for (auto [index, argument] : llvm::enumerate(launch.arguments)) {
     uint64_t slot = 0;
     uint8_t size = 8;
     switch (argument.kind) {
-    case GpuLaunchArgument::Kind::BufferField: {
-      if (argument.buffer >= buffers.size())
+    case GpuLaunchArgument::Kind::BufferField:
+    case GpuLaunchArgument::Kind::ScratchField: {
+      bool isScratch = argument.kind == GpuLaunchArgument::Kind::ScratchField;
+      llvm::ArrayRef<DeviceBufferRef> pool = isScratch ? scratch : buffers;
+      if (argument.buffer >= pool.size())
         return makeError(llvm::formatv(
-            "launch of {0}: parameter #{1} names buffer #{2}, but the kernel "
-            "module has {3}",
-            launch.kernelName, index, argument.buffer, buffers.size()));
-      const DeviceBufferRef &buffer = buffers[argument.buffer];
+            "launch of {0}: parameter #{1} names {2}buffer #{3}, but the "
+            "kernel module has {4}",
+            launch.kernelName, index, isScratch ? "scratch " : "",
+            argument.buffer, pool.size()));
+      const DeviceBufferRef &buffer = pool[argument.buffer];
       size_t rank = buffer.shape.size();
       unsigned field = argument.field;
       if (field < 2) {

@@ -136,6 +136,39 @@ TEST(LaunchParametersTest, OutOfRangeArgumentsAreErrors) {
             std::string::npos);
 }
 
+TEST(LaunchParametersTest, ScratchFieldsComeFromTheScratchBuffers) {
+  // Launch 1 writes 256 per-block partials into scratch #0, launch 2 reads
+  // them: both name the scratch descriptor, not an argument's.
+  std::vector<int64_t> partials = {256};
+  GpuLaunch launch;
+  launch.kernelName = "k";
+  launch.arguments.push_back(field(0, 1));
+  for (unsigned f = 0; f < 5; ++f) {
+    GpuLaunchArgument a;
+    a.kind = GpuLaunchArgument::Kind::ScratchField;
+    a.buffer = 0;
+    a.field = f;
+    launch.arguments.push_back(a);
+  }
+  llvm::SmallVector<int64_t> shape = {4096};
+  llvm::Expected<LaunchParameters> packed =
+      packLaunchArguments(launch, {{0x1000, shape}}, {{0x9000, partials}});
+  ASSERT_TRUE(bool(packed)) << llvm::toString(packed.takeError());
+  ASSERT_EQ(packed->size(), 6u);
+  EXPECT_EQ(packed->getSlot(0), 0x1000u);
+  EXPECT_EQ(packed->getSlot(1), 0x9000u); // allocated
+  EXPECT_EQ(packed->getSlot(2), 0x9000u); // aligned
+  EXPECT_EQ(packed->getSlot(3), 0u);      // offset
+  EXPECT_EQ(packed->getSlot(4), 256u);    // size
+  EXPECT_EQ(packed->getSlot(5), 1u);      // stride
+
+  // No scratch buffer: an error naming it.
+  packed = packLaunchArguments(launch, {{0x1000, shape}});
+  ASSERT_FALSE(bool(packed));
+  EXPECT_NE(llvm::toString(packed.takeError()).find("names scratch buffer #0"),
+            std::string::npos);
+}
+
 /// Runs openCudaDevice in a child with $KE_CUDA_LIBRARY set to `library`
 /// (unset when empty); returns its error message, or "opened <name>".
 std::string openInChild(const char *library) {

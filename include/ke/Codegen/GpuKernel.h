@@ -32,7 +32,10 @@ struct GpuLaunchArgument {
     F32,
     F64,
     /// A 32-bit integer constant.
-    I32
+    I32,
+    /// A field of the descriptor of scratch buffer `buffer`
+    /// (GpuKernelBinary::scratch), numbered as for BufferField.
+    ScratchField
   };
   Kind kind = Kind::Index;
   unsigned buffer = 0;
@@ -51,6 +54,16 @@ struct GpuLaunch {
   std::vector<GpuLaunchArgument> arguments;
 };
 
+/// A device buffer that the launches share and the kernel module's
+/// arguments do not hold (partial results passed from one launch to the
+/// next). The runner allocates it once per module; its contents are
+/// undefined before the first launch.
+struct GpuScratchBuffer {
+  /// Contiguous row-major shape, in elements.
+  std::vector<int64_t> shape;
+  uint64_t bytes = 0;
+};
+
 /// A kernel module lowered for a GPU.
 struct GpuKernelBinary {
   /// "ptx", "cubin" or "hsaco": what `image` holds (cubin/hsaco binary,
@@ -62,6 +75,8 @@ struct GpuKernelBinary {
   std::string assembly;
   /// Launches in order; the kernel module's buffers persist across them.
   std::vector<GpuLaunch> launches;
+  /// Scratch buffers the launches name (GpuLaunchArgument::ScratchField).
+  std::vector<GpuScratchBuffer> scratch;
   /// What the assembler (ptxas -v) reported, when it ran: its messages, the
   /// most registers any kernel uses per thread, and the bytes all kernels
   /// spill to local memory (0 when it did not run).

@@ -112,6 +112,7 @@ private:
   CudaDevice *device = nullptr;
   void *module = nullptr;
   std::vector<GpuLaunch> launches;
+  std::vector<GpuScratchBuffer> scratch;
   std::vector<void *> functions;
 };
 

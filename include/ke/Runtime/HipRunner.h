@@ -111,6 +111,7 @@ private:
   HipDevice *device = nullptr;
   void *module = nullptr;
   std::vector<GpuLaunch> launches;
+  std::vector<GpuScratchBuffer> scratch;
   std::vector<void *> functions;
 };
 

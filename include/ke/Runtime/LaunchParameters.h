@@ -43,7 +43,8 @@ public:
 
 private:
   friend llvm::Expected<LaunchParameters>
-  packLaunchArguments(const GpuLaunch &, llvm::ArrayRef<DeviceBufferRef>);
+  packLaunchArguments(const GpuLaunch &, llvm::ArrayRef<DeviceBufferRef>,
+                      llvm::ArrayRef<DeviceBufferRef>);
   std::vector<uint64_t> slots;
   std::vector<uint8_t> sizes;
   std::vector<void *> pointers;
@@ -52,11 +53,13 @@ private:
 /// Forms the parameters of `launch` from the kernel module's buffers: for a
 /// BufferField, the field of the buffer's expanded memref descriptor
 /// (allocated and aligned pointers: the device address; offset 0; sizes;
-/// row-major strides); captured constants as they are. Fails on a buffer
-/// index or descriptor field out of range.
+/// row-major strides); a ScratchField likewise from `scratch`, the module's
+/// scratch buffers (GpuKernelBinary::scratch); captured constants as they
+/// are. Fails on a buffer index or descriptor field out of range.
 llvm::Expected<LaunchParameters>
 packLaunchArguments(const GpuLaunch &launch,
-                    llvm::ArrayRef<DeviceBufferRef> buffers);
+                    llvm::ArrayRef<DeviceBufferRef> buffers,
+                    llvm::ArrayRef<DeviceBufferRef> scratch = {});
 
 } // namespace ke
 
