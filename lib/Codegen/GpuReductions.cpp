@@ -10,7 +10,10 @@
 
 #include "GpuReductions.h"
 
+#include "ke/Workload/Kernel.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -171,7 +174,121 @@ LogicalResult rewriteCombine(vector::ReductionOp reduction,
   return success();
 }
 
+/// Threads of the block that combines a global reduction's partials.
+constexpr int64_t kCombineThreads = 256;
+
+/// The 1-D static host allocation that `vector` reads whole from index 0.
+memref::AllocOp getWholeAllocRead(Value vector, func::FuncOp host) {
+  auto type = dyn_cast<VectorType>(vector.getType());
+  if (!type || type.getRank() != 1 || type.isScalable())
+    return nullptr;
+  Value base;
+  ValueRange indices;
+  if (auto read = vector.getDefiningOp<vector::TransferReadOp>()) {
+    if (read.getMask() || !read.getPermutationMap().isMinorIdentity() ||
+        read.getInBoundsValues() != ArrayRef<bool>{true})
+      return nullptr;
+    base = read.getBase();
+    indices = read.getIndices();
+  } else if (auto load = vector.getDefiningOp<vector::LoadOp>()) {
+    base = load.getBase();
+    indices = load.getIndices();
+  } else {
+    return nullptr;
+  }
+  auto alloc = base.getDefiningOp<memref::AllocOp>();
+  if (!alloc || alloc->getParentOp() != host ||
+      vector.getDefiningOp()->getParentOp() != host ||
+      !alloc.getType().hasStaticShape() || alloc.getType().getRank() != 1 ||
+      alloc.getType().getDimSize(0) != type.getDimSize(0) ||
+      !llvm::all_of(indices,
+                    [](Value v) { return isConstantIntValue(v, 0); }))
+    return nullptr;
+  return alloc;
+}
+
+LogicalResult launchHostCombine(vector::ReductionOp reduction,
+                                func::FuncOp host) {
+  memref::AllocOp partials = getWholeAllocRead(reduction.getVector(), host);
+  std::optional<gpu::AllReduceOperation> kind =
+      getAllReduceKind(reduction.getKind());
+  Type element = reduction.getDest().getType();
+  if (!partials || !kind || !element.isIntOrFloat() ||
+      element.getIntOrFloatBitWidth() != 32)
+    return failure();
+  int64_t count = partials.getType().getDimSize(0);
+  int64_t threads = std::min(count, kCombineThreads);
+  if (count % threads != 0)
+    return failure();
+
+  Location loc = reduction.getLoc();
+  Block *hostBlock = reduction->getBlock();
+  OpBuilder b(reduction);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value blockSize = arith::ConstantIndexOp::create(b, loc, threads);
+  auto launch =
+      gpu::LaunchOp::create(b, loc, one, one, one, blockSize, one, one);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToStart(&body);
+  // Each thread: partials tid, tid + T, ... in order.
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value first = memref::LoadOp::create(b, loc, partials, ValueRange{tid});
+  Value step = arith::ConstantIndexOp::create(b, loc, threads);
+  Value end = arith::ConstantIndexOp::create(b, loc, count);
+  auto loop = scf::ForOp::create(
+      b, loc, step, end, step, ValueRange{first},
+      [&](OpBuilder &nb, Location nloc, Value i, ValueRange iters) {
+        Value index = arith::AddIOp::create(nb, nloc, tid, i);
+        Value next =
+            memref::LoadOp::create(nb, nloc, partials, ValueRange{index});
+        Value combined = vector::makeArithReduction(
+            nb, nloc, reduction.getKind(), iters[0], next);
+        scf::YieldOp::create(nb, nloc, combined);
+      });
+  auto allReduce = gpu::AllReduceOp::create(
+      b, loc, element, loop.getResult(0),
+      gpu::AllReduceOperationAttr::get(b.getContext(), *kind),
+      /*uniform=*/true);
+  // Thread 0: the init, then the host code that used the result.
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value isFirst =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
+  auto guard = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPoint(guard.thenBlock()->getTerminator());
+  Value result = allReduce.getResult();
+  if (Value acc = reduction.getAcc())
+    result = vector::makeArithReduction(b, loc, reduction.getKind(), result,
+                                        acc, reduction.getFastmathAttr());
+  Operation *read = reduction.getVector().getDefiningOp();
+  reduction.replaceAllUsesWith(result);
+  // Move what follows (up to the return; deallocations stay) into the guard.
+  SmallVector<Operation *> tail;
+  for (Operation &op : llvm::make_range(std::next(Block::iterator(reduction)),
+                                        hostBlock->end()))
+    if (!op.hasTrait<OpTrait::IsTerminator>() && !isa<memref::DeallocOp>(op))
+      tail.push_back(&op);
+  for (Operation *op : tail)
+    op->moveBefore(guard.thenBlock()->getTerminator());
+  reduction.erase();
+  if (read->use_empty())
+    read->erase();
+  return success();
+}
+
 } // namespace
+
+void ke::launchHostCombines(ModuleOp module) {
+  auto host = module.lookupSymbol<func::FuncOp>(ke::kKernelFunctionName);
+  if (!host || host.isExternal() || !host.getBody().hasOneBlock())
+    return;
+  SmallVector<vector::ReductionOp> candidates;
+  for (auto reduction : host.getBody().front().getOps<vector::ReductionOp>())
+    candidates.push_back(reduction);
+  // One per kernel module: a second would move into the first's guard.
+  if (candidates.size() == 1)
+    (void)launchHostCombine(candidates.front(), host);
+}
 
 void ke::combinePartialsWithAllReduce(ModuleOp module) {
   SmallVector<std::pair<vector::ReductionOp, gpu::GPUFuncOp>> candidates;

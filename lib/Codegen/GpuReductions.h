@@ -24,6 +24,19 @@ namespace ke {
 /// other combines are left alone.
 void combinePartialsWithAllReduce(mlir::ModuleOp module);
 
+/// Launch 2 of a global reduction (gpu.reduce on a 0-d result): the
+/// schedule leaves the combine of the per-block partial results on the host
+///   %p = vector.transfer_read %partials[0] : memref<B>, vector<B>
+///   %r = vector.reduction <kind>, %p, %init
+///   ... (the store of %r into the result)
+/// with %partials a host allocation (a scratch buffer of the runner). This
+/// puts it in a launch of one block of T threads (T = min(B, 256), dividing
+/// B): thread t reduces partials t, t+T, ... in order, the block combines
+/// the threads' values (gpu.all_reduce -> shuffles), and thread 0 combines
+/// the init and runs the rest of the host code (the store). Every order of
+/// combination is fixed, so the result is the same from run to run.
+void launchHostCombines(mlir::ModuleOp module);
+
 } // namespace ke
 
 #endif // KE_LIB_CODEGEN_GPUREDUCTIONS_H

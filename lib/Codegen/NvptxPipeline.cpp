@@ -172,8 +172,8 @@ void wrapUnmappedKernel(ModuleOp module) {
   gpu::TerminatorOp::create(builder, loc);
 }
 
-/// Clones the constants a launch uses into its body, so that outlining
-/// captures buffers only.
+/// Clones the constants and buffer reshapes a launch uses into its body, so
+/// that outlining captures buffers only.
 void sinkConstantsIntoLaunches(ModuleOp module) {
   module.walk([](gpu::LaunchOp launch) {
     llvm::SetVector<Value> used;
@@ -181,8 +181,15 @@ void sinkConstantsIntoLaunches(ModuleOp module) {
     OpBuilder builder = OpBuilder::atBlockBegin(&launch.getBody().front());
     for (Value value : used) {
       Operation *def = value.getDefiningOp();
-      if (!def || def->getNumOperands() != 0 ||
-          !def->hasTrait<OpTrait::ConstantLike>())
+      // Reshapes of a host buffer (split_reduction's expand_shape of the
+      // input) are views, computed in the kernel: a launch takes buffers
+      // only.
+      bool reshape =
+          def && isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def) &&
+          (isa<BlockArgument>(def->getOperand(0)) ||
+           def->getOperand(0).getDefiningOp<memref::AllocOp>());
+      if (!def || (!reshape && (def->getNumOperands() != 0 ||
+                                !def->hasTrait<OpTrait::ConstantLike>())))
         continue;
       Operation *clone = builder.clone(*def);
       replaceAllUsesInRegionWith(value, clone->getResult(0), launch.getBody());
@@ -606,17 +613,33 @@ void mergeGpuModules(ModuleOp module) {
   if (gpuModules.size() < 2)
     return;
   gpu::GPUModuleOp first = gpuModules.front();
+  // Outlining names each kernel after its host function, so kernels of
+  // different gpu.modules can share a name (two launches made at different
+  // times: a global reduction's combine): a clashing kernel takes its
+  // module's name, which is unique.
+  llvm::DenseMap<std::pair<StringAttr, StringAttr>, StringAttr> renamed;
   for (gpu::GPUModuleOp other : llvm::drop_begin(gpuModules)) {
     for (Operation &op :
-         llvm::make_early_inc_range(other.getBody()->getOperations()))
+         llvm::make_early_inc_range(other.getBody()->getOperations())) {
+      if (auto func = dyn_cast<gpu::GPUFuncOp>(op);
+          func && first.lookupSymbol(func.getNameAttr())) {
+        renamed[{other.getNameAttr(), func.getNameAttr()}] =
+            other.getNameAttr();
+        func.setName(other.getNameAttr());
+      }
       op.moveBefore(first.getBody(), first.getBody()->end());
-    other.erase();
+    }
   }
   module.walk([&](gpu::LaunchFuncOp launch) {
-    launch.setKernelAttr(SymbolRefAttr::get(
-        first.getNameAttr(),
-        {FlatSymbolRefAttr::get(launch.getKernelName())}));
+    StringAttr name = launch.getKernelName();
+    if (auto it = renamed.find({launch.getKernelModuleName(), name});
+        it != renamed.end())
+      name = it->second;
+    launch.setKernelAttr(SymbolRefAttr::get(first.getNameAttr(),
+                                            {FlatSymbolRefAttr::get(name)}));
   });
+  for (gpu::GPUModuleOp other : llvm::drop_begin(gpuModules))
+    other.erase();
 }
 
 } // namespace
@@ -746,6 +769,7 @@ ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
   if (failed(runPipeline(kernel, "cse,canonicalize,cse")))
     return failure();
   hoistAccumulatorTiles(kernel);
+  launchHostCombines(kernel);
   wrapUnmappedKernel(kernel);
   if (failed(checkMapped(kernel)))
     return failure();

@@ -82,6 +82,122 @@ ReduceSizes getReduceSizes(const GpuLoops &loops, const KnobAssignment &knobs,
   return s;
 }
 
+struct GlobalSizes {
+  int64_t n = 0, blocks = 1, chunk = 0, threads = 32, kvec = 1;
+};
+
+/// A reduction of everything to one value (a 0-d result, one loop).
+bool isGlobal(linalg::LinalgOp op) {
+  return op.getNumLoops() == 1 && op.getNumDpsInits() == 1 &&
+         op.getRank(op.getDpsInitOperand(0)) == 0;
+}
+
+/// Numbers of blocks (partial results) for a global reduction of `n`
+/// elements: powers of two from two warps (the combining block's threads
+/// each take at least one) to 4096, dividing `n`, each block's chunk at
+/// least 16 warps of elements (smaller reductions stay in one thread).
+SmallVector<int64_t> getGlobalBlockChoices(int64_t n,
+                                           const TargetDescription &target) {
+  SmallVector<int64_t> choices;
+  int64_t warp = target.gpu.warpSize;
+  for (int64_t b = 2 * warp; b <= 4096; b *= 2)
+    if (n % b == 0 && n / b >= 16 * warp)
+      choices.push_back(b);
+  return choices;
+}
+
+GlobalSizes getGlobalSizes(linalg::LinalgOp op, const KnobAssignment &knobs,
+                           const TargetDescription &target) {
+  GlobalSizes g;
+  g.n = op.getStaticLoopRanges()[0];
+  g.blocks = knobs.get("blocks", 2 * target.gpu.warpSize);
+  g.chunk = g.n / g.blocks;
+  g.threads = knobs.get("threads", target.gpu.warpSize);
+  g.kvec = knobs.get(gpuKnobName("kvec", 0), 1);
+  return g;
+}
+
+KnobSpace getGlobalKnobSpace(linalg::LinalgOp op,
+                             const TargetDescription &target) {
+  int64_t n = op.getStaticLoopRanges()[0];
+  int64_t warp = target.gpu.warpSize;
+  Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  int64_t vector = vectorElements(
+      std::max(8u, element.isIntOrFloat() ? element.getIntOrFloatBitWidth()
+                                          : 32u));
+  KnobSpace space;
+  Knob blocks{"blocks", getGlobalBlockChoices(n, target), 0};
+  // About a thousand blocks fill an H100/H200 several times over.
+  blocks.defaultIndex = nearestChoice(blocks.choices, 1024);
+  int64_t chunk = n / blocks.choices[blocks.defaultIndex];
+  space.knobs.push_back(blocks);
+  Knob threads{"threads", {}, 0};
+  for (int64_t t = warp; t <= std::min<int64_t>(target.gpu.maxThreadsPerBlock,
+                                                 chunk);
+       t *= 2)
+    threads.choices.push_back(t);
+  threads.defaultIndex = nearestChoice(
+      threads.choices, std::min<int64_t>(8 * warp, chunk / (4 * vector)));
+  space.knobs.push_back(threads);
+  Knob kvec{gpuKnobName("kvec", 0), {1, 2, 4, 8, 16}, 0};
+  kvec.defaultIndex = nearestChoice(kvec.choices, vector);
+  space.knobs.push_back(kvec);
+  return space;
+}
+
+/// Launch 1: split_reduction makes [blocks, chunk] partial reductions into
+/// a [blocks] buffer (bufferized as a host allocation: a scratch buffer of
+/// the runner), reduced like rows (a row per block, its threads combined
+/// with shuffles). The result-combining op [blocks] -> [] stays on the
+/// host; the GPU lowering puts it in launch 2, one block reducing the
+/// partials (launchHostCombines, lib/Codegen/GpuReductions.h). The order of
+/// every sum is fixed: the result is deterministic.
+std::string emitGlobalScript(linalg::LinalgOp op,
+                             const TargetDescription &target,
+                             const KnobAssignment &knobs) {
+  GlobalSizes g = getGlobalSizes(op, knobs, target);
+  ScriptWriter w;
+  w.comment("sketch gpu.reduce (global): " + knobs.str());
+  std::string anchor =
+      w.match(op->getName().getStringRef(), kAnchorAttr);
+  std::string init = w.fresh("init"), fill = w.fresh("fill"),
+              split = w.fresh("split"), result = w.fresh("combine");
+  w.comment("launch 1: a partial result per block (split_reduction)");
+  w.line(llvm::formatv(
+      "{0}, {1}, {2}, {3} = transform.structured.split_reduction {4} "
+      "{{split_factor = {5}, insert_split_dimension = 0} : "
+      "(!transform.any_op) -> (!transform.any_op, !transform.any_op, "
+      "!transform.any_op, !transform.any_op)",
+      init, fill, split, result, anchor, g.blocks));
+  std::string forall;
+  split = tileUsingForallMapped(w, split, {1, 0}, "[#gpu.block<x>]", forall);
+  w.fuseInto(fill, forall);
+  std::string rfill = w.fresh("fill"), partial = w.fresh("partial"),
+              combine = w.fresh("combine"), threads = w.fresh("forall");
+  w.line(llvm::formatv(
+      "{0}, {1}, {2}, {3} = transform.structured.tile_reduction_using_forall "
+      "{4} by num_threads = [0, {5}] mapping = [#gpu.thread<x>] : "
+      "(!transform.any_op) -> (!transform.any_op, !transform.any_op, "
+      "!transform.any_op, !transform.any_op)",
+      rfill, partial, combine, threads, split, g.threads));
+  std::string fillForall, combineForall, fillThread;
+  tileUsingForallMapped(w, rfill, {0, 1}, "[#gpu.thread<x>]", fillForall);
+  w.line(llvm::formatv(
+      "{0}, {1} = transform.structured.bufferize_to_allocation {2} "
+      "{{memory_space = #gpu.address_space<workgroup>, "
+      "bufferize_destination_only} : !transform.any_op",
+      w.fresh("shared"), w.fresh("ops"), fillForall));
+  tileUsingForallMapped(w, combine, {1, 0}, "[#gpu.thread<x>]",
+                        combineForall);
+  tileUsingForallMapped(w, fill, {1}, "[#gpu.thread<x>]", fillThread);
+  SmallVector<std::string> innerLoops;
+  w.tileUsingFor(partial, {1, g.kvec}, innerLoops);
+  w.comment("launch 2 (made by the GPU lowering): one block combines the "
+            "partial results");
+  emitGpuEpilogue(w, {g.threads, 1, 1}, /*mapToBlocks=*/true);
+  return w.finish();
+}
+
 class GpuReduceRule final : public SketchRule {
 public:
   llvm::StringRef getName() const override { return "gpu.reduce"; }
@@ -97,6 +213,8 @@ public:
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     if (llvm::any_of(ranges, ShapedType::isDynamic))
       return false;
+    if (isGlobal(op))
+      return !getGlobalBlockChoices(ranges[0], target).empty();
     // The reduction must be the innermost loop, long enough to split over a
     // warp, and there must be rows for the blocks.
     GpuLoops loops = analyzeGpuLoops(op);
@@ -107,6 +225,8 @@ public:
 
   KnobSpace getKnobSpace(Operation *anchor,
                          const TargetDescription &target) const override {
+    if (isGlobal(cast<linalg::LinalgOp>(anchor)))
+      return getGlobalKnobSpace(cast<linalg::LinalgOp>(anchor), target);
     GpuLoops loops = analyzeGpuLoops(cast<linalg::LinalgOp>(anchor));
     int64_t k = loops.ranges.back();
     unsigned rowLoop = loops.mapped.back();
@@ -137,6 +257,15 @@ public:
   LogicalResult checkLimits(Operation *anchor, const TargetDescription &target,
                             const KnobAssignment &knobs,
                             std::string &reason) const override {
+    if (isGlobal(cast<linalg::LinalgOp>(anchor))) {
+      GlobalSizes g = getGlobalSizes(cast<linalg::LinalgOp>(anchor), knobs,
+                                     target);
+      if (g.chunk % (g.threads * g.kvec) != 0) {
+        reason = "a block's chunk does not split evenly over its threads";
+        return failure();
+      }
+      return checkBlockLimits(target, {g.threads, 1, 1}, g.kvec + 24, reason);
+    }
     GpuLoops loops = analyzeGpuLoops(cast<linalg::LinalgOp>(anchor));
     ReduceSizes s = getReduceSizes(loops, knobs, target);
     if (s.rows > s.threads) {
@@ -157,6 +286,8 @@ public:
   std::string emitScript(Operation *anchor, const TargetDescription &target,
                          const KnobAssignment &knobs) const override {
     auto op = cast<linalg::LinalgOp>(anchor);
+    if (isGlobal(op))
+      return emitGlobalScript(op, target, knobs);
     GpuLoops loops = analyzeGpuLoops(op);
     ReduceSizes s = getReduceSizes(loops, knobs, target);
     unsigned n = loops.ranges.size();
@@ -255,6 +386,21 @@ public:
   LoopNestDescription
   describeLoopNest(Operation *anchor, const TargetDescription &target,
                    const KnobAssignment &knobs) const override {
+    if (isGlobal(cast<linalg::LinalgOp>(anchor))) {
+      GlobalSizes g = getGlobalSizes(cast<linalg::LinalgOp>(anchor), knobs,
+                                     target);
+      LoopNestDescription d;
+      d.ranges = {g.n};
+      d.reduction = {true};
+      d.addLevel(TileLevelRole::Threads, {g.chunk}, /*parallel=*/true);
+      d.addLevel(TileLevelRole::Register, {g.chunk / g.threads},
+                 /*parallel=*/true);
+      d.addLevel(TileLevelRole::Inner, {g.kvec}, /*parallel=*/false);
+      d.threads = g.threads;
+      d.vectorLoop = 0;
+      d.vectorWidth = g.kvec;
+      return d;
+    }
     GpuLoops loops = analyzeGpuLoops(cast<linalg::LinalgOp>(anchor));
     ReduceSizes s = getReduceSizes(loops, knobs, target);
     LoopNestDescription d;

@@ -35,3 +35,24 @@ func.func @short_rows(%x: tensor<64x48xf32>, %o: tensor<64xf32>) -> tensor<64xf3
     }
   return %r : tensor<64xf32>
 }
+
+// A reduction to one value, large enough for many blocks: split_reduction
+// into per-block partial results (launch 1, rows to blocks); the GPU
+// lowering makes the combine of the partials launch 2.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.reduce
+// CHECK-NEXT: // sketch gpu.reduce
+// CHECK-NEXT: // knob blocks: 64 128 256 512 [1024] 2048
+// CHECK-NEXT: // knob threads: 32 [64] 128 256 512 1024
+// CHECK-NEXT: // knob kvec.d0: 1 2 [4] 8 16
+// CHECK: split_reduction %{{.*}} {split_factor = 1024, insert_split_dimension = 0}
+// CHECK: tile_using_forall %{{.*}} tile_sizes [1, 0] (mapping = [#gpu.block<x>])
+// CHECK: tile_reduction_using_forall %{{.*}} by num_threads = [0, 64] mapping = [#gpu.thread<x>]
+// CHECK: transform.gpu.map_nested_forall_to_threads %{{.*}} block_dims = [64, 1, 1]
+func.func @global_sum(%x: tensor<1048576xf32>, %o: tensor<f32>) -> tensor<f32> {
+  %r = linalg.reduce ins(%x : tensor<1048576xf32>) outs(%o : tensor<f32>) dimensions = [0]
+    (%v: f32, %acc: f32) {
+      %s = arith.addf %v, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<f32>
+}
