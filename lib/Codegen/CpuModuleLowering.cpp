@@ -159,6 +159,14 @@ LogicalResult ke::lowerModuleToLLVM(ModuleOp module,
   if (forall == elements.end())
     return module.emitError("the CPU pipeline has no scf-forall-to-for step; "
                             "lowerModuleToLLVM needs updating");
+  if (options.scalableVectors) {
+    auto cse = llvm::find(elements, "cse");
+    if (cse == elements.end())
+      return module.emitError("the CPU pipeline has no cse step; "
+                              "lowerModuleToLLVM needs updating");
+    forall = elements.insert(std::next(cse), "canonicalize");
+    forall = llvm::find(elements, "scf-forall-to-for");
+  }
   if (failed(runPasses(module, ArrayRef(elements.begin(), forall),
                        /*deallocateAfterBufferization=*/true)))
     return failure();

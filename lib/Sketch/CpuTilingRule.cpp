@@ -255,6 +255,84 @@ std::optional<unsigned> innermostOutputLoop(linalg::LinalgOp op) {
   return map.getDimPosition(map.getNumResults() - 1);
 }
 
+/// Whether `loop` walks only the innermost, contiguous dimension of every
+/// operand that it indexes: masked scalable loads and stores of such
+/// operands are plain SVE ld1/st1 (a loop that strides through an operand,
+/// as n does through B of matmul_transposed_b, would need gathers).
+bool isContiguousLoop(linalg::LinalgOp op, unsigned loop) {
+  for (AffineMap map : op.getIndexingMapsArray()) {
+    for (auto [index, result] : llvm::enumerate(map.getResults())) {
+      if (!result.isFunctionOfDim(loop))
+        continue;
+      auto dim = dyn_cast<AffineDimExpr>(result);
+      if (!dim || index + 1 != map.getNumResults())
+        return false;
+    }
+  }
+  return true;
+}
+
+/// Whether the LLVM 22 AArch64 backend lowers every math op of the body on
+/// scalable vectors. It has no scalarization for them: math.tanh (and
+/// math.erf, ...) on vector<[4]xf32> crash instruction selection, where
+/// fixed vectors get libm calls per lane. The ones here map to SVE
+/// instructions or are expanded (exp; checked by test/aarch64).
+bool hasScalableMath(linalg::LinalgOp op) {
+  WalkResult result = op->walk([](Operation *inner) {
+    llvm::StringRef name = inner->getName().getStringRef();
+    if (!name.starts_with("math."))
+      return WalkResult::advance();
+    return llvm::is_contained({"math.exp", "math.sqrt", "math.rsqrt",
+                               "math.absf", "math.fma"},
+                              name)
+               ? WalkResult::advance()
+               : WalkResult::interrupt();
+  });
+  return !result.wasInterrupted();
+}
+
+/// Whether a fused neighbour vectorizes with a scalable innermost loop.
+bool isScalableNeighbour(Operation *op) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return op == nullptr;
+  unsigned loops = linalgOp.getNumLoops();
+  return loops > 0 && linalgOp.getNumReductionLoops() == 0 &&
+         isContiguousLoop(linalgOp, loops - 1) && hasScalableMath(linalgOp);
+}
+
+/// The loop that scalable SVE vectorizes (tiles and vectors of `[N]`
+/// elements, N x vscale at run time), or std::nullopt where the op keeps the
+/// fixed-length path. Scalable: contractions, elementwise ops and fills
+/// whose output's innermost loop is their innermost register loop and is
+/// contiguous in every operand, with fused neighbours of the same kind.
+/// Fixed: reductions along the innermost loop, convolutions and pooling (the
+/// decomposed 1-D forms do not vectorize with scalable sizes in MLIR 22),
+/// strided or transposed operands, math ops without a scalable lowering.
+std::optional<unsigned> getScalableLoop(linalg::LinalgOp op,
+                                        const LoopNest &nest,
+                                        const TargetDescription &target) {
+  if (!target.cpu.scalableVectors || nest.decompose)
+    return std::nullopt;
+  WorkloadKind kind = classifyWorkload(op);
+  if (kind != WorkloadKind::Contraction && kind != WorkloadKind::Elementwise &&
+      kind != WorkloadKind::Fill)
+    return std::nullopt;
+  AffineMap map = op.getIndexingMapMatchingResult(op->getResult(0));
+  if (map.getNumResults() == 0)
+    return std::nullopt;
+  auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
+  SmallVector<unsigned> regLoops = registerLoops(nest);
+  if (!dim || regLoops.empty() || regLoops.back() != dim.getPosition() ||
+      !isContiguousLoop(op, dim.getPosition()) || !hasScalableMath(op))
+    return std::nullopt;
+  KernelNeighbours neighbours = findNeighbours(op);
+  if (!isScalableNeighbour(neighbours.consumer) ||
+      !isScalableNeighbour(neighbours.firstProducer))
+    return std::nullopt;
+  return dim.getPosition();
+}
+
 /// Outer tile sizes of the anchor's loops as tile sizes of the consumer,
 /// whose loops are the dimensions of the anchor's result.
 SmallVector<int64_t> mapToConsumer(linalg::LinalgOp op,
@@ -267,17 +345,28 @@ SmallVector<int64_t> mapToConsumer(linalg::LinalgOp op,
 }
 
 /// Tiles a neighbour (a fill or an elementwise consumer) to rows of `inner`
-/// elements along its innermost loop, so the vectorizer sees small tiles.
+/// elements along its innermost loop, so the vectorizer sees small tiles;
+/// with `scalable`, rows of `inner` x vscale elements, which are then
+/// vectorized with masks.
 void tileNeighbour(ScriptWriter &w, const std::string &handle, Operation *op,
-                   int64_t inner) {
+                   int64_t inner, bool scalable = false) {
   unsigned loops = cast<linalg::LinalgOp>(op).getNumLoops();
   if (loops == 0)
     return;
   SmallVector<int64_t> sizes(loops, 1);
   sizes.back() = inner;
+  SmallVector<bool> flags(loops, false);
+  flags.back() = scalable;
   SmallVector<std::string> handles;
   w.comment("vector-sized tiles of a fused neighbour");
-  w.tileUsingFor(handle, sizes, handles);
+  w.tileUsingFor(handle, sizes, handles, flags);
+  if (!scalable)
+    return;
+  // The tiled op's handle is consumed by tiling: match it again by its
+  // attribute, with the anchor's peeled clones and all.
+  w.vectorizeOps(w.match("", op->hasAttr(kConsumerAttr) ? kConsumerAttr
+                                                         : kProducerAttr),
+                 sizes, flags);
 }
 
 class CpuTilingRule final : public SketchRule {
@@ -332,9 +421,20 @@ public:
     // of outer products on the next for contractions.
     SmallVector<unsigned> regLoops = registerLoops(nest);
     unsigned lanes = vectorLanes(nest, target);
+    std::optional<unsigned> scalableLoop =
+        getScalableLoop(cast<linalg::LinalgOp>(anchor), nest, target);
     for (auto [position, loop] : llvm::enumerate(regLoops)) {
       Knob knob{knobName("reg", loop), tileCandidates(nest.ranges[loop], 64),
                 0};
+      if (loop == scalableLoop) {
+        // Scalable tiles of whole 128-bit granules (power-of-two element
+        // counts, which SVE types need); masks cover partial tiles.
+        knob.choices.clear();
+        for (int64_t tile = lanes; tile <= std::max<int64_t>(lanes, 4 * lanes);
+             tile *= 2)
+          if (tile == lanes || tile <= llvm::alignTo(nest.ranges[loop], lanes))
+            knob.choices.push_back(tile);
+      }
       bool innermost = position + 1 == regLoops.size();
       int64_t preferred = innermost ? lanes : (nest.isContraction ? 4 : 1);
       knob.defaultIndex = indexOf(knob.choices, preferred);
@@ -356,7 +456,8 @@ public:
     }
     // Contractions may pad partial tiles (with zeros, neutral for their
     // multiply-add) instead of peeling them: one vector kernel for all tiles.
-    if (nest.isContraction)
+    // (Scalable tiles are masked: nothing to pad.)
+    if (nest.isContraction && !scalableLoop)
       space.knobs.push_back(Knob{"pad", {0, 1}, 0});
     // Unrolling the loop over inner reduction tiles puts several of them in
     // one iteration (more independent vector work between branches).
@@ -400,6 +501,10 @@ public:
     TileSizes sizes = getTileSizes(nest, knobs);
     const SmallVector<int64_t> &outer = sizes.outer, &reg = sizes.reg,
                                &inner = sizes.inner;
+    std::optional<unsigned> scalableLoop = getScalableLoop(op, nest, target);
+    SmallVector<bool> scalable(numLoops, false);
+    if (scalableLoop)
+      scalable[*scalableLoop] = true;
 
     ScriptWriter w;
     w.comment("sketch cpu.tile: " + knobs.str());
@@ -435,27 +540,32 @@ public:
     // the inner reduction tile. Loops with partial tiles are peeled after.
     SmallVector<std::string> peel;
     auto tileFor = [&](llvm::StringRef what, ArrayRef<int64_t> sizes,
-                       ArrayRef<int64_t> enclosing) {
+                       ArrayRef<int64_t> enclosing, ArrayRef<bool> flags) {
       SmallVector<std::string> handles(numLoops);
       if (llvm::all_of(sizes, [](int64_t size) { return size == 0; }))
         return handles;
       w.comment(what.str());
       SmallVector<std::string> loops;
-      current = w.tileUsingFor(current, sizes, loops);
+      current = w.tileUsingFor(current, sizes, loops, flags);
       auto handle = loops.begin();
       for (unsigned loop = 0; loop < numLoops; ++loop) {
         if (sizes[loop] == 0)
           continue;
         handles[loop] = *handle++;
-        if (needsPeeling(nest.ranges[loop], enclosing[loop], sizes[loop]))
+        // Scalable tiles are masked, not peeled.
+        if (!flags[loop] &&
+            needsPeeling(nest.ranges[loop], enclosing[loop], sizes[loop]))
           peel.push_back(handles[loop]);
       }
       return handles;
     };
     SmallVector<int64_t> untiled(numLoops, 0);
     SmallVector<std::string> innerLoops;
+    SmallVector<bool> fixed(numLoops, false);
     for (const ForLevel &level : getForLevels(sizes, untiled))
-      innerLoops = tileFor(level.comment, level.sizes, level.enclosing);
+      innerLoops = tileFor(level.comment, level.sizes, level.enclosing,
+                           level.role == TileLevelRole::Register ? scalable
+                                                                 : fixed);
 
     if (nest.decompose) {
       std::string decomposed = w.fresh("op");
@@ -515,6 +625,26 @@ public:
     // op reaches the vectorizer with a whole tensor.
     std::optional<unsigned> innerLoop = innermostOutputLoop(op);
     int64_t innerTile = innerLoop ? std::max<int64_t>(1, reg[*innerLoop]) : 1;
+    if (scalableLoop) {
+      // Scalable SVE: every op vectorized with its own masked sizes, the
+      // innermost output loop [N] wide (N x vscale elements at run time).
+      w.comment("scalable SVE: masked vectors, [N] = N x vscale elements");
+      SmallVector<int64_t> vectorSizes;
+      for (unsigned loop = 0; loop < numLoops; ++loop)
+        vectorSizes.push_back(std::max<int64_t>(
+            1, llvm::is_contained(nest.reduction, loop) ? inner[loop]
+                                                        : reg[loop]));
+      w.vectorizeOps(w.match(anchor->getName().getStringRef(), kAnchorAttr),
+                     vectorSizes, scalable);
+      if (neighbours.consumer)
+        tileNeighbour(w, consumer, neighbours.consumer, innerTile,
+                      /*scalable=*/true);
+      if (neighbours.hasProducers)
+        tileNeighbour(w, producers, neighbours.firstProducer, innerTile,
+                      /*scalable=*/true);
+      w.lowerMaskedVectors();
+      return w.finish();
+    }
     if (neighbours.consumer)
       tileNeighbour(w, consumer, neighbours.consumer, innerTile);
     if (neighbours.hasProducers)
@@ -546,10 +676,11 @@ public:
     d.addLevel(TileLevelRole::Threads, sizes.outer, /*parallel=*/outerTiled);
     SmallVector<int64_t> untiled(numLoops, 0);
     bool partial = false;
+    std::optional<unsigned> scalableLoop = getScalableLoop(op, nest, target);
     for (const ForLevel &level : getForLevels(sizes, untiled)) {
       d.addLevel(level.role, level.sizes, /*parallel=*/false);
       for (unsigned loop = 0; loop < numLoops; ++loop)
-        partial |= level.sizes[loop] != 0 &&
+        partial |= level.sizes[loop] != 0 && loop != scalableLoop &&
                    needsPeeling(nest.ranges[loop], level.enclosing[loop],
                                 level.sizes[loop]);
     }

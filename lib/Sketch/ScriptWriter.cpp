@@ -36,7 +36,8 @@ std::string ScriptWriter::match(llvm::StringRef opName,
 
 std::string ScriptWriter::tileUsingFor(const std::string &target,
                                        llvm::ArrayRef<int64_t> sizes,
-                                       llvm::SmallVectorImpl<std::string> &loops) {
+                                       llvm::SmallVectorImpl<std::string> &loops,
+                                       llvm::ArrayRef<bool> scalable) {
   std::string tiled = fresh("op");
   std::string results = tiled, types = "!transform.any_op";
   for (int64_t size : sizes) {
@@ -47,7 +48,8 @@ std::string ScriptWriter::tileUsingFor(const std::string &target,
     types += ", !transform.op<\"scf.for\">";
   }
   line(results + " = transform.structured.tile_using_for " + target +
-       " tile_sizes " + list(sizes) + " : (!transform.any_op) -> (" + types +
+       " tile_sizes " + list(sizes, scalable) + " : (!transform.any_op) -> (" +
+       types +
        ")");
   return tiled;
 }
@@ -107,6 +109,37 @@ void ScriptWriter::vectorizeFunction(llvm::ArrayRef<std::string> patterns,
        " : !transform.any_op");
 }
 
+void ScriptWriter::vectorizeOps(const std::string &target,
+                                llvm::ArrayRef<int64_t> sizes,
+                                llvm::ArrayRef<bool> scalable) {
+  line("transform.structured.vectorize " + target + " vector_sizes " +
+       list(sizes, scalable) + " : !transform.any_op");
+}
+
+void ScriptWriter::lowerMaskedVectors() {
+  std::string func = fresh("func");
+  line(func + " = transform.structured.match ops{[\"func.func\"]} in %root : "
+              "(!transform.any_op) -> !transform.any_op");
+  // Masked transfers first (their permutations and masks folded), then the
+  // contractions: a scalable vector<4x[4]xf32> contraction becomes [4]-wide
+  // FMAs, which the AArch64 backend turns into predicated SVE fmla.
+  line("transform.apply_patterns to " + func + " {");
+  line("  transform.apply_patterns.vector.reduction_to_contract");
+  line("  transform.apply_patterns.vector.transfer_permutation_patterns");
+  line("  transform.apply_patterns.vector.lower_masked_transfers");
+  line("  transform.apply_patterns.vector.sink_ops");
+  line("} : !transform.any_op");
+  line("transform.apply_patterns to " + func + " {");
+  line("  transform.apply_patterns.vector.lower_contraction lowering_strategy "
+       "= \"outerproduct\"");
+  line("  transform.apply_patterns.vector.lower_outerproduct");
+  line("  transform.apply_patterns.canonicalization");
+  line("} : !transform.any_op");
+  line("transform.apply_cse to " + func + " : !transform.any_op");
+  // No hoist_loop_invariant_subsets: it does not hoist masked transfers and
+  // leaves a second, aliasing iter_arg that bufferizes to a copy per tile.
+}
+
 std::string ScriptWriter::finish() {
   return "module attributes {transform.with_named_sequence} {\n"
          "  transform.named_sequence @__transform_main(%root: "
@@ -117,10 +150,13 @@ std::string ScriptWriter::finish() {
          "}\n";
 }
 
-std::string ScriptWriter::list(llvm::ArrayRef<int64_t> values) {
-  return "[" +
-         llvm::join(llvm::map_range(values,
-                                    [](int64_t v) { return std::to_string(v); }),
-                    ", ") +
-         "]";
+std::string ScriptWriter::list(llvm::ArrayRef<int64_t> values,
+                               llvm::ArrayRef<bool> scalable) {
+  llvm::SmallVector<std::string> items;
+  for (auto [index, value] : llvm::enumerate(values)) {
+    bool isScalable = index < scalable.size() && scalable[index];
+    items.push_back(isScalable ? "[" + std::to_string(value) + "]"
+                               : std::to_string(value));
+  }
+  return "[" + llvm::join(items, ", ") + "]";
 }

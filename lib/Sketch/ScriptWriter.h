@@ -30,10 +30,12 @@ public:
   /// attribute `attribute` (when not empty); returns the handle.
   std::string match(llvm::StringRef opName, llvm::StringRef attribute = "");
   /// tile_using_for of `target` by `sizes`: returns the tiled op's handle and
-  /// appends one scf.for handle per non-zero size to `loops`.
+  /// appends one scf.for handle per non-zero size to `loops`. Sizes whose
+  /// `scalable` flag is set are multiples of the run-time vscale (`[4]`).
   std::string tileUsingFor(const std::string &target,
                            llvm::ArrayRef<int64_t> sizes,
-                           llvm::SmallVectorImpl<std::string> &loops);
+                           llvm::SmallVectorImpl<std::string> &loops,
+                           llvm::ArrayRef<bool> scalable = {});
   /// tile_using_forall of `target` by `sizes`: returns the tiled op's handle
   /// and sets `forall` to the loop's.
   std::string tileUsingForall(const std::string &target,
@@ -49,11 +51,20 @@ public:
   /// `patterns` (each the part after "transform.apply_patterns."), then CSE.
   void vectorizeFunction(llvm::ArrayRef<std::string> patterns,
                          bool vectorizePadding = false);
+  /// transform.structured.vectorize of the ops of `target` with explicit
+  /// (masked) vector sizes, `scalable` ones multiples of vscale.
+  void vectorizeOps(const std::string &target, llvm::ArrayRef<int64_t> sizes,
+                    llvm::ArrayRef<bool> scalable);
+  /// Lowers the vector ops that vectorizeOps made in the payload function
+  /// (masked transfers, contractions to outer products, which stay
+  /// scalable), then CSE (no accumulator hoisting: see the definition).
+  void lowerMaskedVectors();
   /// The complete module.
   std::string finish();
 
-  /// "[a, b, c]".
-  static std::string list(llvm::ArrayRef<int64_t> values);
+  /// "[a, b, c]"; with `scalable` flags, "[a, [b], c]".
+  static std::string list(llvm::ArrayRef<int64_t> values,
+                          llvm::ArrayRef<bool> scalable = {});
   /// The handle %root of the payload.
   static constexpr llvm::StringLiteral root = "%root";
 

@@ -166,8 +166,12 @@ int emitCode(ModuleOp module, const TargetDescription &target,
   // (A64FX) goes on as vscale_range(N, N): the AArch64 backend then lowers
   // MLIR's fixed-length vectors to SVE registers (without it, to NEON), as
   // -aarch64-sve-vector-bits-min would, but per function and without
-  // touching LLVM's global options.
+  // touching LLVM's global options. Scalable SVE (generic aarch64) gets
+  // the architectural range vscale_range(1,16) (128 to 2048 bits): the
+  // code's vectors are [N] x vscale wide and correct on every length.
   std::optional<unsigned> vscale = getFixedSveVscale(target);
+  bool scalableSve = target.isCpu() && target.cpu.scalableVectors &&
+                     StringRef(target.triple).starts_with("aarch64");
   for (llvm::Function &function : *llvmModule) {
     if (function.isDeclaration())
       continue;
@@ -177,6 +181,9 @@ int emitCode(ModuleOp module, const TargetDescription &target,
     if (vscale)
       function.addFnAttr(llvm::Attribute::getWithVScaleRangeArgs(
           llvmContext, *vscale, *vscale));
+    else if (scalableSve)
+      function.addFnAttr(
+          llvm::Attribute::getWithVScaleRangeArgs(llvmContext, 1, 16));
   }
   if (llvm::Error err = makeOptimizingTransformer(
           /*optLevel=*/3, /*sizeLevel=*/0, machine.get())(llvmModule.get())) {
@@ -384,6 +391,7 @@ int compileModule(ModuleOp module, const TargetDescription &target,
   }
   ModuleLoweringOptions lowering;
   lowering.openmp = useOpenMP;
+  lowering.scalableVectors = target.isCpu() && target.cpu.scalableVectors;
   if (emitKind != EmitKind::Scheduled &&
       failed(lowerModuleToLLVM(module, lowering)))
     return 1;

@@ -38,6 +38,12 @@ struct ModuleLoweringOptions {
   /// runtime (e.g. cross-compiled objects for a machine whose libomp is
   /// not at hand).
   bool openmp = true;
+  /// The schedules use scalable vectors (generic aarch64): their dynamic
+  /// tiles bufferize to self-copies (memref.copy %tile, %tile) that only a
+  /// canonicalization after CSE folds away; left alone, they become calls
+  /// to the runtime's memrefCopy. Off for fixed-length targets, whose
+  /// pipeline stays the tuned one.
+  bool scalableVectors = false;
 };
 
 /// Bufferizes and lowers `module` to the LLVM dialect in place. Errors are
