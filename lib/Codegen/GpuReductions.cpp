@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Utils/VectorUtils.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 
@@ -257,7 +258,31 @@ LogicalResult launchHostCombine(vector::ReductionOp reduction,
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPoint(guard.thenBlock()->getTerminator());
   Value result = allReduce.getResult();
-  if (Value acc = reduction.getAcc())
+  Value acc = reduction.getAcc();
+  // An init read from the result buffer (an accumulator argument: a read
+  // and a vector.extract of it) is read by thread 0 too: left on the host,
+  // nothing would run it. The read's operands (buffer, indices, padding)
+  // are defined before the launch.
+  SmallVector<Operation *> initChain;
+  for (Operation *def = acc ? acc.getDefiningOp() : nullptr;
+       def && def->getBlock() == hostBlock && def->hasOneUse();) {
+    initChain.push_back(def);
+    if (!isMemoryEffectFree(def))
+      break;
+    if (def->getNumOperands() != 1)
+      break;
+    def = def->getOperand(0).getDefiningOp();
+  }
+  if (!initChain.empty() &&
+      isa<vector::TransferReadOp, memref::LoadOp, vector::LoadOp>(
+          initChain.back()) &&
+      llvm::all_of(initChain.back()->getOperands(), [&](Value v) {
+        Operation *d = v.getDefiningOp();
+        return !d || d->isBeforeInBlock(launch);
+      }))
+    for (Operation *op : llvm::reverse(initChain))
+      op->moveBefore(guard.thenBlock()->getTerminator());
+  if (acc)
     result = vector::makeArithReduction(b, loc, reduction.getKind(), result,
                                         acc, reduction.getFastmathAttr());
   Operation *read = reduction.getVector().getDefiningOp();

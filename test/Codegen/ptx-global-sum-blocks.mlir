@@ -29,3 +29,4 @@ func.func @global_sum(%x: tensor<1048576xf32>) -> tensor<f32> {
     }
   return %r : tensor<f32>
 }
+
