@@ -277,25 +277,55 @@ CandidateRecord CpuEvaluator::runCandidate(const Schedule *schedule,
           if (!checkAgainstReference(report, working, reference, worst))
             return 0;
         }
-        // A candidate far slower than the best is not timed further; nor is
-        // one whose single run already exceeds the timing budget (the plain
-        // loop reference of a big problem runs for minutes): the checked run,
-        // which followed its own warm-up of the code, is its time.
-        bool tooSlow = bestSeconds &&
-                       checkSeconds > options.earlyStopFactor * *bestSeconds;
-        if (tooSlow || checkSeconds >= options.measure.maxTotalSeconds) {
+        // A run that alone exceeds the timing budget (the plain-loop
+        // reference of a big problem runs for minutes) is timed by the
+        // checked run, which followed its own warm-up of the code.
+        if (checkSeconds >= options.measure.maxTotalSeconds) {
           Measurement single;
           single.seconds.push_back(checkSeconds);
           single.median = checkSeconds;
+          writeCandidateReport(report, ErrorClass::None, "", &single, worst);
+          return 0;
+        }
+        // The checked run is the first call and pays one-time costs (the
+        // OpenMP thread pool starts in it: about a millisecond, more than
+        // small kernels take), so the first timed run decides whether a
+        // candidate far slower than the best stops early.
+        auto timeOneRun = [&](unsigned set) -> llvm::Expected<double> {
+          prepareRun(set);
+          auto start = std::chrono::steady_clock::now();
+          if (llvm::Error error = (*executable)->run(working))
+            return std::move(error);
+          return std::chrono::duration<double>(
+                     std::chrono::steady_clock::now() - start)
+              .count();
+        };
+        llvm::Expected<double> first = timeOneRun(1);
+        if (!first) {
+          writeCandidateReport(report, ErrorClass::LaunchError,
+                               llvm::toString(first.takeError()), nullptr, 0);
+          return 0;
+        }
+        if (bestSeconds && *first > options.earlyStopFactor * *bestSeconds) {
+          Measurement single;
+          single.seconds.push_back(*first);
+          single.median = *first;
           writeCandidateReport(report, ErrorClass::None, "", &single, worst,
-                               /*earlyStop=*/tooSlow);
+                               /*earlyStop=*/true);
           return 0;
         }
         MeasureOptions measureOptions = options.measure;
         measureOptions.warmupRuns = 0; // the checked run warmed up
-        auto measurement = measure([&](unsigned run) { prepareRun(run + 1); },
-                                   [&] { return (*executable)->run(working); },
-                                   measureOptions);
+        unsigned set = 1;
+        auto measurement = measureRuns(
+            [&]() -> llvm::Expected<double> {
+              if (set == 1) { // the first timed run, already made
+                ++set;
+                return *first;
+              }
+              return timeOneRun(set++);
+            },
+            measureOptions);
         if (!measurement) {
           writeCandidateReport(report, ErrorClass::LaunchError,
                                llvm::toString(measurement.takeError()), nullptr,
