@@ -6,8 +6,6 @@
 #include "llvm/Support/Process.h"
 
 #include <dlfcn.h>
-#include <initializer_list>
-#include <mutex>
 
 using namespace ke;
 using namespace ke::cuda;
@@ -22,23 +20,68 @@ std::string cuda::getDriverLibraryName() {
 
 namespace {
 
-/// Resolves the first of `names` the library exports into `function`.
-template <typename Function>
-bool resolve(void *library, Function &function,
-             std::initializer_list<const char *> names,
-             std::string &missing) {
-  for (const char *name : names) {
-    if (void *symbol = dlsym(library, name)) {
-      function = reinterpret_cast<Function>(symbol);
-      return true;
-    }
+/// The table loadDriver fills; the GpuApi adapters below call through it.
+DriverApi driver;
+
+/// The runner's calls (GpuApi.h) on the CUDA driver.
+struct Calls {
+  static int memAlloc(GpuAddress *address, size_t bytes) {
+    CUdeviceptr allocated = 0;
+    CUresult result = driver.cuMemAlloc(&allocated, bytes);
+    *address = allocated;
+    return result;
   }
-  missing = *names.begin();
-  return false;
-}
+  static int memFree(GpuAddress address) { return driver.cuMemFree(address); }
+  static int copyToDevice(GpuAddress destination, const void *source,
+                          size_t bytes) {
+    return driver.cuMemcpyHtoD(destination, source, bytes);
+  }
+  static int copyToHost(void *destination, GpuAddress source, size_t bytes) {
+    return driver.cuMemcpyDtoH(destination, source, bytes);
+  }
+  static int copyOnDevice(GpuAddress destination, GpuAddress source,
+                          size_t bytes) {
+    return driver.cuMemcpyDtoD(destination, source, bytes);
+  }
+  static int memset(GpuAddress destination, unsigned char value, size_t bytes) {
+    return driver.cuMemsetD8(destination, value, bytes);
+  }
+  static int moduleUnload(void *module) {
+    return driver.cuModuleUnload(static_cast<CUmodule>(module));
+  }
+  static int launch(void *function, const GpuLaunch &launch,
+                    void **parameters) {
+    return driver.cuLaunchKernel(
+        static_cast<CUfunction>(function), launch.grid[0], launch.grid[1],
+        launch.grid[2], launch.block[0], launch.block[1], launch.block[2],
+        launch.dynamicSharedMemoryBytes, nullptr, parameters, nullptr);
+  }
+  static int eventCreate(void **event) {
+    CUevent created = nullptr;
+    CUresult result = driver.cuEventCreate(&created, 0);
+    *event = created;
+    return result;
+  }
+  static int eventDestroy(void *event) {
+    return driver.cuEventDestroy(static_cast<CUevent>(event));
+  }
+  static int eventRecord(void *event) {
+    return driver.cuEventRecord(static_cast<CUevent>(event), nullptr);
+  }
+  static int eventSynchronize(void *event) {
+    return driver.cuEventSynchronize(static_cast<CUevent>(event));
+  }
+  static int eventElapsedTime(float *milliseconds, void *start, void *stop) {
+    return driver.cuEventElapsedTime(milliseconds, static_cast<CUevent>(start),
+                                     static_cast<CUevent>(stop));
+  }
+  static std::string describe(int result) {
+    return describeResult(driver, result);
+  }
+};
 
 llvm::Expected<const DriverApi *> openDriver() {
-  static DriverApi api;
+  DriverApi &api = driver;
   std::string name = getDriverLibraryName();
   void *library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library) {
@@ -102,25 +145,17 @@ llvm::Expected<const DriverApi *> openDriver() {
         "the CUDA driver %s lacks %s (a driver older than CUDA 11?)",
         name.c_str(), missing.c_str());
   }
+  api.gpu = makeGpuApi<Calls>({"cuMemAlloc", "cuMemcpyHtoD", "cuMemcpyDtoH",
+                               "cuMemcpyDtoD", "cuMemsetD8", "cuLaunchKernel",
+                               "cuEventCreate", "cuEventRecord",
+                               "cuEventElapsedTime", "L2 flush"});
   return &api;
 }
 
 } // namespace
 
 llvm::Expected<const DriverApi *> cuda::loadDriver() {
-  static std::once_flag once;
-  static const DriverApi *api = nullptr;
-  static std::string error;
-  std::call_once(once, [] {
-    llvm::Expected<const DriverApi *> opened = openDriver();
-    if (opened)
-      api = *opened;
-    else
-      error = llvm::toString(opened.takeError());
-  });
-  if (!api)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
-  return api;
+  return loadOnce<DriverApi>(openDriver);
 }
 
 std::string cuda::describeResult(const DriverApi &api, CUresult result) {

@@ -14,6 +14,8 @@
 #ifndef KE_LIB_RUNTIME_CUDADRIVER_H
 #define KE_LIB_RUNTIME_CUDADRIVER_H
 
+#include "GpuApi.h"
+
 #include "llvm/Support/Error.h"
 
 #include <cstddef>
@@ -97,6 +99,8 @@ struct DriverApi {
   CUresult (*cuEventSynchronize)(CUevent event);
   CUresult (*cuEventElapsedTime)(float *milliseconds, CUevent start,
                                  CUevent end);
+  /// The runner's calls (GpuApi.h), over the functions above.
+  GpuApi gpu;
 };
 
 /// The library ke opens: $KE_CUDA_LIBRARY, else libcuda.so.1.

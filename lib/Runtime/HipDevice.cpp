@@ -4,7 +4,7 @@
 
 #include "HipDriver.h"
 
-#include "ke/Runtime/ChildProcess.h"
+#include "GpuProbe.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -145,28 +145,6 @@ llvm::Expected<std::unique_ptr<HipDevice>> ke::openHipDevice(int ordinal) {
 
 llvm::Expected<HipDeviceInfo> ke::probeHipDevice(int ordinal,
                                                  double timeoutSeconds) {
-  ChildResult child = runInChild(
-      [&](llvm::raw_ostream &report) -> int {
-        llvm::Expected<std::unique_ptr<HipDevice>> device =
-            openHipDevice(ordinal);
-        if (!device) {
-          report << llvm::json::Value(llvm::json::Object{
-              {"error", llvm::toString(device.takeError())}});
-          return 0;
-        }
-        report << (*device)->getInfo().toJSON();
-        return 0;
-      },
-      timeoutSeconds);
-  if (!child.succeeded())
-    return makeError("probing AMD GPU #" + llvm::Twine(ordinal) +
-                     " failed: the child process ended with " +
-                     child.describe());
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(child.report);
-  if (!parsed)
-    return parsed.takeError();
-  if (const llvm::json::Object *o = parsed->getAsObject())
-    if (std::optional<llvm::StringRef> error = o->getString("error"))
-      return makeError(*error);
-  return HipDeviceInfo::fromJSON(*parsed);
+  return probeInChild<HipDeviceInfo, HipDevice>(openHipDevice, "AMD GPU",
+                                                ordinal, timeoutSeconds);
 }

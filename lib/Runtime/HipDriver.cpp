@@ -7,8 +7,6 @@
 #include "llvm/Support/Process.h"
 
 #include <dlfcn.h>
-#include <initializer_list>
-#include <mutex>
 
 using namespace ke;
 using namespace ke::hip;
@@ -24,23 +22,80 @@ std::vector<std::string> hip::getRuntimeLibraryNames() {
 
 namespace {
 
-/// Resolves the first of `names` the library exports into `function`.
-template <typename Function>
-bool resolve(void *library, Function &function,
-             std::initializer_list<const char *> names,
-             std::string &missing) {
-  for (const char *name : names) {
-    if (void *symbol = dlsym(library, name)) {
-      function = reinterpret_cast<Function>(symbol);
-      return true;
-    }
-  }
-  missing = *names.begin();
-  return false;
+/// The table loadRuntime fills; the GpuApi adapters below call through it.
+RuntimeApi runtime;
+
+void *toPointer(GpuAddress address) {
+  return reinterpret_cast<void *>(uintptr_t(address));
 }
 
+/// The runner's calls (GpuApi.h) on the HIP runtime.
+struct Calls {
+  static int memAlloc(GpuAddress *address, size_t bytes) {
+    void *allocated = nullptr;
+    hipError_t error = runtime.hipMalloc(&allocated, bytes);
+    *address = reinterpret_cast<uintptr_t>(allocated);
+    return error;
+  }
+  static int memFree(GpuAddress address) {
+    return runtime.hipFree(toPointer(address));
+  }
+  static int copyToDevice(GpuAddress destination, const void *source,
+                          size_t bytes) {
+    return runtime.hipMemcpy(toPointer(destination), source, bytes,
+                             hipMemcpyHostToDevice);
+  }
+  static int copyToHost(void *destination, GpuAddress source, size_t bytes) {
+    return runtime.hipMemcpy(destination, toPointer(source), bytes,
+                             hipMemcpyDeviceToHost);
+  }
+  static int copyOnDevice(GpuAddress destination, GpuAddress source,
+                          size_t bytes) {
+    return runtime.hipMemcpy(toPointer(destination), toPointer(source), bytes,
+                             hipMemcpyDeviceToDevice);
+  }
+  static int memset(GpuAddress destination, unsigned char value, size_t bytes) {
+    return runtime.hipMemset(toPointer(destination), value, bytes);
+  }
+  static int moduleUnload(void *module) {
+    return runtime.hipModuleUnload(static_cast<hipModule_t>(module));
+  }
+  static int launch(void *function, const GpuLaunch &launch,
+                    void **parameters) {
+    // cuLaunchKernel's layout: kernelParams, no extra; the runtime reads each
+    // parameter's size and offset from the code object's kernel metadata.
+    return runtime.hipModuleLaunchKernel(
+        static_cast<hipFunction_t>(function), launch.grid[0], launch.grid[1],
+        launch.grid[2], launch.block[0], launch.block[1], launch.block[2],
+        launch.dynamicSharedMemoryBytes, nullptr, parameters, nullptr);
+  }
+  static int eventCreate(void **event) {
+    hipEvent_t created = nullptr;
+    hipError_t error = runtime.hipEventCreate(&created);
+    *event = created;
+    return error;
+  }
+  static int eventDestroy(void *event) {
+    return runtime.hipEventDestroy(static_cast<hipEvent_t>(event));
+  }
+  static int eventRecord(void *event) {
+    return runtime.hipEventRecord(static_cast<hipEvent_t>(event), nullptr);
+  }
+  static int eventSynchronize(void *event) {
+    return runtime.hipEventSynchronize(static_cast<hipEvent_t>(event));
+  }
+  static int eventElapsedTime(float *milliseconds, void *start, void *stop) {
+    return runtime.hipEventElapsedTime(milliseconds,
+                                       static_cast<hipEvent_t>(start),
+                                       static_cast<hipEvent_t>(stop));
+  }
+  static std::string describe(int error) {
+    return describeError(runtime, error);
+  }
+};
+
 llvm::Expected<const RuntimeApi *> openRuntime() {
-  static RuntimeApi api;
+  RuntimeApi &api = runtime;
   std::vector<std::string> names = getRuntimeLibraryNames();
   void *library = nullptr;
   std::string name, reasons;
@@ -108,25 +163,17 @@ llvm::Expected<const RuntimeApi *> openRuntime() {
         "the HIP runtime %s lacks %s (a runtime older than ROCm 5?)",
         name.c_str(), missing.c_str());
   }
+  api.gpu = makeGpuApi<Calls>(
+      {"hipMalloc", "hipMemcpy (host to device)", "hipMemcpy (device to host)",
+       "hipMemcpy", "hipMemset", "hipModuleLaunchKernel", "hipEventCreate",
+       "hipEventRecord", "hipEventElapsedTime", "cache flush"});
   return &api;
 }
 
 } // namespace
 
 llvm::Expected<const RuntimeApi *> hip::loadRuntime() {
-  static std::once_flag once;
-  static const RuntimeApi *api = nullptr;
-  static std::string error;
-  std::call_once(once, [] {
-    llvm::Expected<const RuntimeApi *> opened = openRuntime();
-    if (opened)
-      api = *opened;
-    else
-      error = llvm::toString(opened.takeError());
-  });
-  if (!api)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
-  return api;
+  return loadOnce<RuntimeApi>(openRuntime);
 }
 
 std::string hip::describeError(const RuntimeApi &api, hipError_t error) {

@@ -12,6 +12,8 @@
 #ifndef KE_LIB_RUNTIME_HIPDRIVER_H
 #define KE_LIB_RUNTIME_HIPDRIVER_H
 
+#include "GpuApi.h"
+
 #include "llvm/Support/Error.h"
 
 #include <cstddef>
@@ -82,6 +84,8 @@ struct RuntimeApi {
   hipError_t (*hipEventSynchronize)(hipEvent_t event);
   hipError_t (*hipEventElapsedTime)(float *milliseconds, hipEvent_t start,
                                     hipEvent_t end);
+  /// The runner's calls (GpuApi.h), over the functions above.
+  GpuApi gpu;
 };
 
 /// The libraries ke tries, in order: $KE_HIP_LIBRARY alone when set, else

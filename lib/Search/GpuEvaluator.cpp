@@ -66,8 +66,8 @@ CandidateRecord GpuEvaluator::evaluateReference() {
 
 namespace {
 
-/// The runners of one GPU family: the CUDA and HIP runners share their
-/// interface, so one candidate path serves both.
+/// The device and module of one GPU family; the runner is the same
+/// GpuRunner for both, so one candidate path serves both.
 struct CudaRuntime {
   using Module = CudaModule;
   using Runner = CudaRunner;

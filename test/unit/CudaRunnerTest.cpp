@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TestUtils.h"
+#include "GpuTestUtils.h"
 
 #include "ke/Runtime/ChildProcess.h"
 #include "ke/Runtime/CudaRunner.h"
@@ -169,23 +169,11 @@ TEST(LaunchParametersTest, ScratchFieldsComeFromTheScratchBuffers) {
             std::string::npos);
 }
 
-/// Runs openCudaDevice in a child with $KE_CUDA_LIBRARY set to `library`
-/// (unset when empty); returns its error message, or "opened <name>".
+/// Runs openCudaDevice in a child with $KE_CUDA_LIBRARY set to `library` (left
+/// as it is when null); returns its error message, or "opened <name>".
 std::string openInChild(const char *library) {
-  ChildResult child = runInChild(
-      [&](llvm::raw_ostream &report) -> int {
-        if (library)
-          setenv("KE_CUDA_LIBRARY", library, 1);
-        llvm::Expected<std::unique_ptr<CudaDevice>> device = openCudaDevice(0);
-        if (!device)
-          report << llvm::toString(device.takeError());
-        else
-          report << "opened " << (*device)->getInfo().name;
-        return 0;
-      },
-      60);
-  EXPECT_TRUE(child.succeeded()) << child.describe();
-  return child.report;
+  return ke::testing::openDeviceInChild(openCudaDevice, "KE_CUDA_LIBRARY",
+                                        library);
 }
 
 TEST(CudaDeviceTest, MissingDriverLibraryIsReported) {
@@ -249,21 +237,9 @@ module attributes {transform.with_named_sequence} {
   }
 })mlir";
 
-class GpuEvaluatorTest : public IRTest {
+class GpuEvaluatorTest : public ke::testing::GpuEvaluatorTestBase {
 protected:
-  std::unique_ptr<GpuEvaluator> evaluatorFor(GpuKernelBuilder builder) {
-    Workload w = onlyWorkload(R"mlir(
-func.func @f(%a: tensor<24x20xf32>, %b: tensor<20x36xf32>, %c: tensor<24x36xf32>) -> tensor<24x36xf32> {
-  %r = linalg.matmul ins(%a, %b : tensor<24x20xf32>, tensor<20x36xf32>) outs(%c : tensor<24x36xf32>) -> tensor<24x36xf32>
-  return %r : tensor<24x36xf32>
-})mlir");
-    EvaluatorOptions options;
-    options.timeoutSeconds = 30;
-    mlir::FailureOr<std::unique_ptr<GpuEvaluator>> e =
-        GpuEvaluator::create(w.firstOp, cuda, options, std::move(builder));
-    EXPECT_TRUE(mlir::succeeded(e));
-    return mlir::succeeded(e) ? std::move(*e) : nullptr;
-  }
+  GpuEvaluatorTest() : GpuEvaluatorTestBase("cuda:sm_90", 30) {}
 
   Schedule schedule() {
     Schedule s;
@@ -271,7 +247,7 @@ func.func @f(%a: tensor<24x20xf32>, %b: tensor<20x36xf32>, %c: tensor<24x36xf32>
     return s;
   }
 
-  TargetDescription cuda = llvm::cantFail(parseTarget("cuda:sm_90"));
+  const TargetDescription &cuda = target;
   ke::testing::FixedScriptRule rule{kEmptyScript.str(), "test.empty"};
 };
 
@@ -323,15 +299,8 @@ TEST_F(GpuEvaluatorTest, DefaultScheduleLowersAndStopsAtTheMissingDevice) {
   // The whole candidate path up to the device: the GPU sketch's default
   // schedule applies, the NVPTX lowering produces a binary, and only opening
   // the device fails (no driver here, whatever the machine).
-  std::unique_ptr<GpuEvaluator> evaluator =
-      evaluatorFor(getDefaultGpuKernelBuilder());
-  ASSERT_TRUE(evaluator);
-  mlir::FailureOr<Schedule> untuned =
-      getDefaultSchedule(evaluator->getKernelAnchor(), cuda);
-  ASSERT_TRUE(mlir::succeeded(untuned));
-  setenv("KE_CUDA_LIBRARY", "/nonexistent/libcuda.so.1", 1);
-  CandidateRecord record = evaluator->evaluate(*untuned);
-  unsetenv("KE_CUDA_LIBRARY");
+  CandidateRecord record =
+      evaluateWithout("KE_CUDA_LIBRARY", "/nonexistent/libcuda.so.1");
   EXPECT_EQ(record.error, ErrorClass::LaunchError) << record.message;
   EXPECT_NE(record.message.find("no CUDA driver"), std::string::npos)
       << record.message;
@@ -339,38 +308,8 @@ TEST_F(GpuEvaluatorTest, DefaultScheduleLowersAndStopsAtTheMissingDevice) {
 
 TEST_F(GpuEvaluatorTest, LoweredLaunchesPackAgainstTheKernelBuffers) {
   // The launches the NVPTX lowering reads off the host function name only
-  // buffers and descriptor fields the kernel module has. The builder runs in
-  // the candidate's child, so it reports through its error message.
-  std::unique_ptr<GpuEvaluator> evaluator =
-      evaluatorFor([](mlir::ModuleOp kernel, const TargetDescription &target)
-                       -> llvm::Expected<GpuKernelBinary> {
-        llvm::Expected<GpuKernelBinary> binary =
-            getDefaultGpuKernelBuilder()(kernel, target);
-        if (!binary)
-          return binary.takeError();
-        // The matmul's buffers: A 24x20, B 20x36, C 24x36.
-        llvm::SmallVector<int64_t> a = {24, 20}, b = {20, 36}, c = {24, 36};
-        llvm::SmallVector<DeviceBufferRef> buffers = {
-            {0x1000, a}, {0x2000, b}, {0x3000, c}};
-        size_t parameters = 0;
-        for (const GpuLaunch &launch : binary->launches) {
-          llvm::Expected<LaunchParameters> packed =
-              packLaunchArguments(launch, buffers);
-          if (!packed)
-            return packed.takeError();
-          parameters += packed->size();
-        }
-        return llvm::createStringError(
-            llvm::inconvertibleErrorCode(),
-            llvm::formatv("packed {0} launches, {1} parameters, format {2}",
-                          binary->launches.size(), parameters, binary->format)
-                .str());
-      });
-  ASSERT_TRUE(evaluator);
-  mlir::FailureOr<Schedule> untuned =
-      getDefaultSchedule(evaluator->getKernelAnchor(), cuda);
-  ASSERT_TRUE(mlir::succeeded(untuned));
-  CandidateRecord record = evaluator->evaluate(*untuned);
+  // buffers and descriptor fields the kernel module has.
+  CandidateRecord record = evaluateUntuned(packingBuilder());
   EXPECT_EQ(record.error, ErrorClass::CompileError);
   EXPECT_EQ(record.message.find("packed "), 0u) << record.message;
   EXPECT_EQ(record.message.find("packed 0 launches"), std::string::npos)
@@ -378,15 +317,7 @@ TEST_F(GpuEvaluatorTest, LoweredLaunchesPackAgainstTheKernelBuffers) {
 }
 
 TEST_F(GpuEvaluatorTest, CreateEvaluatorPicksTheGpuPathForCuda) {
-  Workload w = onlyWorkload(R"mlir(
-func.func @f(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
-  %r = linalg.exp ins(%a : tensor<8xf32>) outs(%b : tensor<8xf32>) -> tensor<8xf32>
-  return %r : tensor<8xf32>
-})mlir");
-  mlir::FailureOr<std::unique_ptr<Evaluator>> e =
-      createEvaluator(w.firstOp, cuda, EvaluatorOptions());
-  ASSERT_TRUE(mlir::succeeded(e));
-  EXPECT_TRUE(dynamic_cast<GpuEvaluator *>(e->get()));
+  EXPECT_TRUE(createEvaluatorPicksTheGpuPath());
 }
 
 } // namespace

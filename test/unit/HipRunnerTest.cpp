@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TestUtils.h"
+#include "GpuTestUtils.h"
 
 #include "ke/Codegen/RocdlPipeline.h"
 #include "ke/Runtime/ChildProcess.h"
@@ -28,23 +28,11 @@ namespace {
 
 constexpr const char *kMissing = "/nonexistent/libamdhip64.so";
 
-/// Runs openHipDevice in a child with $KE_HIP_LIBRARY set to `library`
-/// (left as it is when null); returns its error message, or "opened <name>".
+/// Runs openHipDevice in a child with $KE_HIP_LIBRARY set to `library` (left as
+/// it is when null); returns its error message, or "opened <name>".
 std::string openInChild(const char *library) {
-  ChildResult child = runInChild(
-      [&](llvm::raw_ostream &report) -> int {
-        if (library)
-          setenv("KE_HIP_LIBRARY", library, 1);
-        llvm::Expected<std::unique_ptr<HipDevice>> device = openHipDevice(0);
-        if (!device)
-          report << llvm::toString(device.takeError());
-        else
-          report << "opened " << (*device)->getInfo().name;
-        return 0;
-      },
-      60);
-  EXPECT_TRUE(child.succeeded()) << child.describe();
-  return child.report;
+  return ke::testing::openDeviceInChild(openHipDevice, "KE_HIP_LIBRARY",
+                                        library);
 }
 
 /// True when this process has mapped a HIP runtime.
@@ -118,44 +106,22 @@ TEST(HipDeviceTest, DeviceInfoRoundTripsThroughJSON) {
   EXPECT_EQ(back->runtimeVersion, info.runtimeVersion);
 }
 
-class RocmEvaluatorTest : public IRTest {
+class RocmEvaluatorTest : public ke::testing::GpuEvaluatorTestBase {
 protected:
+  RocmEvaluatorTest() : GpuEvaluatorTestBase("rocm:gfx942", 60) {}
+
   void SetUp() override {
     // The ROCDL lowering links its code object with ld.lld.
     if (findLld().empty())
       GTEST_SKIP() << "no ld.lld to link AMDGPU code objects";
   }
-
-  std::unique_ptr<GpuEvaluator> evaluatorFor(GpuKernelBuilder builder) {
-    Workload w = onlyWorkload(R"mlir(
-func.func @f(%a: tensor<24x20xf32>, %b: tensor<20x36xf32>, %c: tensor<24x36xf32>) -> tensor<24x36xf32> {
-  %r = linalg.matmul ins(%a, %b : tensor<24x20xf32>, tensor<20x36xf32>) outs(%c : tensor<24x36xf32>) -> tensor<24x36xf32>
-  return %r : tensor<24x36xf32>
-})mlir");
-    EvaluatorOptions options;
-    options.timeoutSeconds = 60;
-    mlir::FailureOr<std::unique_ptr<GpuEvaluator>> e =
-        GpuEvaluator::create(w.firstOp, rocm, options, std::move(builder));
-    EXPECT_TRUE(mlir::succeeded(e));
-    return mlir::succeeded(e) ? std::move(*e) : nullptr;
-  }
-
-  TargetDescription rocm = llvm::cantFail(parseTarget("rocm:gfx942"));
 };
 
 TEST_F(RocmEvaluatorTest, DefaultScheduleLowersAndStopsAtTheMissingRuntime) {
   // The whole rocm candidate path up to the device: the GPU sketch's default
   // schedule applies, the ROCDL lowering produces a code object, and only
   // opening the device fails (no HIP runtime here, whatever the machine).
-  std::unique_ptr<GpuEvaluator> evaluator =
-      evaluatorFor(getDefaultGpuKernelBuilder());
-  ASSERT_TRUE(evaluator);
-  mlir::FailureOr<Schedule> untuned =
-      getDefaultSchedule(evaluator->getKernelAnchor(), rocm);
-  ASSERT_TRUE(mlir::succeeded(untuned));
-  setenv("KE_HIP_LIBRARY", kMissing, 1);
-  CandidateRecord record = evaluator->evaluate(*untuned);
-  unsetenv("KE_HIP_LIBRARY");
+  CandidateRecord record = evaluateWithout("KE_HIP_LIBRARY", kMissing);
   EXPECT_EQ(record.error, ErrorClass::LaunchError) << record.message;
   EXPECT_NE(record.message.find("no HIP runtime"), std::string::npos)
       << record.message;
@@ -163,37 +129,8 @@ TEST_F(RocmEvaluatorTest, DefaultScheduleLowersAndStopsAtTheMissingRuntime) {
 
 TEST_F(RocmEvaluatorTest, HsacoLaunchesPackLikeCudaOnes) {
   // The launches of the code object pack with packLaunchArguments, the
-  // function the CUDA runner uses, against the kernel module's buffers. The
-  // builder runs in the candidate's child, so it reports through its error.
-  std::unique_ptr<GpuEvaluator> evaluator =
-      evaluatorFor([](mlir::ModuleOp kernel, const TargetDescription &target)
-                       -> llvm::Expected<GpuKernelBinary> {
-        llvm::Expected<GpuKernelBinary> binary =
-            getDefaultGpuKernelBuilder()(kernel, target);
-        if (!binary)
-          return binary.takeError();
-        llvm::SmallVector<int64_t> a = {24, 20}, b = {20, 36}, c = {24, 36};
-        llvm::SmallVector<DeviceBufferRef> buffers = {
-            {0x1000, a}, {0x2000, b}, {0x3000, c}};
-        size_t parameters = 0;
-        for (const GpuLaunch &launch : binary->launches) {
-          llvm::Expected<LaunchParameters> packed =
-              packLaunchArguments(launch, buffers);
-          if (!packed)
-            return packed.takeError();
-          parameters += packed->size();
-        }
-        return llvm::createStringError(
-            llvm::inconvertibleErrorCode(),
-            llvm::formatv("packed {0} launches, {1} parameters, format {2}",
-                          binary->launches.size(), parameters, binary->format)
-                .str());
-      });
-  ASSERT_TRUE(evaluator);
-  mlir::FailureOr<Schedule> untuned =
-      getDefaultSchedule(evaluator->getKernelAnchor(), rocm);
-  ASSERT_TRUE(mlir::succeeded(untuned));
-  CandidateRecord record = evaluator->evaluate(*untuned);
+  // function the CUDA runner uses, against the kernel module's buffers.
+  CandidateRecord record = evaluateUntuned(packingBuilder());
   EXPECT_EQ(record.error, ErrorClass::CompileError);
   EXPECT_EQ(record.message.find("packed "), 0u) << record.message;
   EXPECT_EQ(record.message.find("packed 0 launches"), std::string::npos)
@@ -203,15 +140,7 @@ TEST_F(RocmEvaluatorTest, HsacoLaunchesPackLikeCudaOnes) {
 }
 
 TEST_F(RocmEvaluatorTest, CreateEvaluatorPicksTheGpuPathForRocm) {
-  Workload w = onlyWorkload(R"mlir(
-func.func @f(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
-  %r = linalg.exp ins(%a : tensor<8xf32>) outs(%b : tensor<8xf32>) -> tensor<8xf32>
-  return %r : tensor<8xf32>
-})mlir");
-  mlir::FailureOr<std::unique_ptr<Evaluator>> e =
-      createEvaluator(w.firstOp, rocm, EvaluatorOptions());
-  ASSERT_TRUE(mlir::succeeded(e));
-  EXPECT_TRUE(dynamic_cast<GpuEvaluator *>(e->get()));
+  EXPECT_TRUE(createEvaluatorPicksTheGpuPath());
 }
 
 } // namespace

@@ -6,12 +6,9 @@
 // and says so. The driver JIT-compiles PTX images when they are loaded
 // (cubin images load as they are).
 //
-// A CudaRunner holds the device copies of a kernel module's buffers, one per
-// argument, plus the input sets it rotates through, and times the launches
-// by ke's measurement protocol (docs/measurement.md): CUDA events around the
-// launches only; before every run, outside the timed region, the input set
-// rotates, accumulators are restored, outputs and scratch poisoned, and the
-// L2 cache flushed by writing a buffer twice its size.
+// A CudaRunner is the GpuRunner (ke/Runtime/GpuRunner.h) over the CUDA
+// driver: it holds the device copies of a kernel module's buffers and times
+// the launches with CUDA events; its flush buffer is twice the L2 cache.
 //
 // CUDA must be initialized in the process that uses it only: ke opens the
 // device in forked children (probeCudaDevice, the GpuEvaluator), never in
@@ -21,11 +18,7 @@
 #ifndef KE_RUNTIME_CUDARUNNER_H
 #define KE_RUNTIME_CUDARUNNER_H
 
-#include "ke/Codegen/GpuKernel.h"
-#include "ke/Runtime/HostBuffer.h"
-#include "ke/Runtime/LaunchParameters.h"
-#include "ke/Runtime/Measurement.h"
-#include "ke/Workload/Kernel.h"
+#include "ke/Runtime/GpuRunner.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -96,9 +89,8 @@ llvm::Expected<CudaDeviceInfo> probeCudaDevice(int ordinal = 0,
                                                double timeoutSeconds = 120);
 
 /// The device code of a GpuKernelBinary, loaded: one function per launch.
-class CudaModule {
+class CudaModule : public GpuModule {
 public:
-  ~CudaModule();
   /// Loads the image (the driver JIT-compiles PTX; its error log comes back
   /// in the message), resolves every launch's kernel and opts in to the
   /// dynamic shared memory a launch asks for beyond 48 KiB. A failure here
@@ -107,55 +99,11 @@ public:
   load(CudaDevice &device, const GpuKernelBinary &binary);
 
 private:
-  friend class CudaRunner;
   CudaModule() = default;
-  CudaDevice *device = nullptr;
-  void *module = nullptr;
-  std::vector<GpuLaunch> launches;
-  std::vector<GpuScratchBuffer> scratch;
-  std::vector<void *> functions;
 };
 
-/// A kernel module's buffers on one device, with its code, ready to run and
-/// time. Buffers are indexed like KernelModule::arguments.
-class CudaRunner {
-public:
-  ~CudaRunner();
-
-  /// Allocates the buffers of `arguments` (the kernel module's) and uploads
-  /// `inputSets` (each a full argument list; what they hold for outputs and
-  /// scratch is not used). Fails when the launches do not fit the arguments
-  /// (packLaunchArguments) or the device is out of memory.
-  static llvm::Expected<std::unique_ptr<CudaRunner>>
-  create(CudaModule &module, llvm::ArrayRef<KernelArgument> arguments,
-         llvm::ArrayRef<std::vector<HostBuffer>> inputSets);
-
-  /// Before a run, outside any timing: input set `set` (mod the number of
-  /// sets) becomes current, accumulators are restored from it, outputs and
-  /// scratch are poisoned (NaN for floats, 0x5A bytes for integers).
-  llvm::Error prepare(unsigned set);
-  /// Writes the L2 flush buffer (twice the device's L2 cache).
-  llvm::Error flushL2();
-  /// Launches every kernel in order between two events and waits for the
-  /// second; returns the seconds between them. Reports a failed launch or a
-  /// fault inside a kernel (illegal address, ...).
-  llvm::Expected<double> runTimed();
-  /// Copies the result buffers (accumulators and outputs) into `buffers`,
-  /// a full argument list of host buffers.
-  llvm::Error download(llvm::MutableArrayRef<HostBuffer> buffers);
-
-  /// The protocol after a checked run, which was the warm-up: repeats until
-  /// the floor; before each, prepare(firstSet + run), then flushL2().
-  llvm::Expected<Measurement> measure(const MeasureOptions &options,
-                                      unsigned firstSet = 1);
-
-private:
-  struct Buffers;
-  CudaRunner() = default;
-  CudaModule *module = nullptr;
-  std::unique_ptr<Buffers> buffers;
-  unsigned currentSet = 0;
-};
+/// A kernel module's buffers on a CUDA device (GpuRunner over the driver).
+using CudaRunner = GpuRunner;
 
 } // namespace ke
 

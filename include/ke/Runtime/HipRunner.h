@@ -3,13 +3,10 @@
 // Runs a GpuKernelBinary of format "hsaco" (ke/Codegen/RocdlPipeline.h) on
 // an AMD GPU through the HIP runtime, which ke loads at run time
 // (libamdhip64.so.6, .so.5 or .so; or $KE_HIP_LIBRARY): the same static
-// ke-opt runs on machines without ROCm and says so. The interface is the
-// CudaRunner's (ke/Runtime/CudaRunner.h), and so is the measurement
-// protocol (docs/measurement.md): HIP events around the launches only;
-// before every run, outside the timed region, the input set rotates,
-// accumulators are restored, outputs and scratch poisoned, and the caches
-// flushed by writing a buffer twice their size. Launch parameters are packed
-// by packLaunchArguments (ke/Runtime/LaunchParameters.h), as for CUDA.
+// ke-opt runs on machines without ROCm and says so. A HipRunner is the
+// GpuRunner (ke/Runtime/GpuRunner.h) over the HIP runtime, as a CudaRunner
+// is over the CUDA driver: HIP events time the launches, and the flush
+// buffer is twice the last-level cache (Infinity Cache included).
 //
 // Like CUDA, HIP must be initialized in the process that uses it only: ke
 // opens the device in forked children (probeHipDevice, the GpuEvaluator).
@@ -18,11 +15,7 @@
 #ifndef KE_RUNTIME_HIPRUNNER_H
 #define KE_RUNTIME_HIPRUNNER_H
 
-#include "ke/Codegen/GpuKernel.h"
-#include "ke/Runtime/HostBuffer.h"
-#include "ke/Runtime/LaunchParameters.h"
-#include "ke/Runtime/Measurement.h"
-#include "ke/Workload/Kernel.h"
+#include "ke/Runtime/GpuRunner.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -96,9 +89,8 @@ llvm::Expected<HipDeviceInfo> probeHipDevice(int ordinal = 0,
                                              double timeoutSeconds = 120);
 
 /// The code object of a GpuKernelBinary, loaded: one function per launch.
-class HipModule {
+class HipModule : public GpuModule {
 public:
-  ~HipModule();
   /// Loads the HSACO (hipModuleLoadData) and resolves every launch's kernel.
   /// A failure here (a code object for another processor, ...) is a compile
   /// error of the candidate.
@@ -106,55 +98,11 @@ public:
   load(HipDevice &device, const GpuKernelBinary &binary);
 
 private:
-  friend class HipRunner;
   HipModule() = default;
-  HipDevice *device = nullptr;
-  void *module = nullptr;
-  std::vector<GpuLaunch> launches;
-  std::vector<GpuScratchBuffer> scratch;
-  std::vector<void *> functions;
 };
 
-/// A kernel module's buffers on one device, with its code, ready to run and
-/// time. Buffers are indexed like KernelModule::arguments. Same contract as
-/// CudaRunner.
-class HipRunner {
-public:
-  ~HipRunner();
-
-  /// Allocates the buffers of `arguments` and uploads `inputSets` (each a
-  /// full argument list). Fails when the launches do not fit the arguments
-  /// (packLaunchArguments) or the device is out of memory.
-  static llvm::Expected<std::unique_ptr<HipRunner>>
-  create(HipModule &module, llvm::ArrayRef<KernelArgument> arguments,
-         llvm::ArrayRef<std::vector<HostBuffer>> inputSets);
-
-  /// Before a run, outside any timing: input set `set` (mod the number of
-  /// sets) becomes current, accumulators are restored from it, outputs and
-  /// scratch are poisoned (NaN for floats, 0x5A bytes for integers).
-  llvm::Error prepare(unsigned set);
-  /// Writes the flush buffer (twice the device's last-level cache).
-  llvm::Error flushL2();
-  /// Launches every kernel in order between two events and waits for the
-  /// second; returns the seconds between them. Reports a failed launch or a
-  /// fault inside a kernel.
-  llvm::Expected<double> runTimed();
-  /// Copies the result buffers (accumulators and outputs) into `buffers`,
-  /// a full argument list of host buffers.
-  llvm::Error download(llvm::MutableArrayRef<HostBuffer> buffers);
-
-  /// The protocol after a checked run, which was the warm-up: repeats until
-  /// the floor; before each, prepare(firstSet + run), then flushL2().
-  llvm::Expected<Measurement> measure(const MeasureOptions &options,
-                                      unsigned firstSet = 1);
-
-private:
-  struct Buffers;
-  HipRunner() = default;
-  HipModule *module = nullptr;
-  std::unique_ptr<Buffers> buffers;
-  unsigned currentSet = 0;
-};
+/// A kernel module's buffers on an AMD GPU (GpuRunner over the runtime).
+using HipRunner = GpuRunner;
 
 } // namespace ke
 

@@ -1,0 +1,99 @@
+//===- GpuRunner.h - Running lowered kernels on a GPU -----------*- C++ -*-===//
+//
+// What the CUDA and HIP runners (ke/Runtime/CudaRunner.h, HipRunner.h)
+// share: a loaded module of device code, and the runner that holds a kernel
+// module's buffers on the device and times its launches by ke's measurement
+// protocol (docs/measurement.md): device events around the launches only;
+// before every run, outside the timed region, the input set rotates,
+// accumulators are restored, outputs and scratch poisoned, and the caches
+// flushed by writing a buffer twice their size. Each runtime fills a table
+// of its driver calls (lib/Runtime/GpuApi.h) and loads its own modules
+// (CudaModule, HipModule); the rest is this one code.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KE_RUNTIME_GPURUNNER_H
+#define KE_RUNTIME_GPURUNNER_H
+
+#include "ke/Codegen/GpuKernel.h"
+#include "ke/Runtime/HostBuffer.h"
+#include "ke/Runtime/LaunchParameters.h"
+#include "ke/Runtime/Measurement.h"
+#include "ke/Workload/Kernel.h"
+
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <vector>
+
+namespace ke {
+struct GpuApi;
+
+/// The device code of a GpuKernelBinary, loaded: one function per launch.
+/// CudaModule and HipModule load it; unloading is shared.
+class GpuModule {
+public:
+  ~GpuModule();
+  GpuModule(const GpuModule &) = delete;
+  GpuModule &operator=(const GpuModule &) = delete;
+
+protected:
+  GpuModule() = default;
+  /// Fails when `launch` has an empty grid or block, or more threads per
+  /// block than the device's `maxThreadsPerBlock` (0: not known).
+  static llvm::Error checkLaunchShape(const GpuLaunch &launch,
+                                      unsigned maxThreadsPerBlock);
+
+  friend class GpuRunner;
+  const GpuApi *api = nullptr;
+  void *module = nullptr;
+  std::vector<GpuLaunch> launches;
+  std::vector<GpuScratchBuffer> scratch;
+  std::vector<void *> functions;
+  /// The size of the cache-flush buffer: twice the device's last cache.
+  uint64_t flushBytes = 0;
+};
+
+/// A kernel module's buffers on one device, with its code, ready to run and
+/// time. Buffers are indexed like KernelModule::arguments.
+class GpuRunner {
+public:
+  ~GpuRunner();
+
+  /// Allocates the buffers of `arguments` (the kernel module's) and uploads
+  /// `inputSets` (each a full argument list; what they hold for outputs and
+  /// scratch is not used). Fails when the launches do not fit the arguments
+  /// (packLaunchArguments) or the device is out of memory.
+  static llvm::Expected<std::unique_ptr<GpuRunner>>
+  create(GpuModule &module, llvm::ArrayRef<KernelArgument> arguments,
+         llvm::ArrayRef<std::vector<HostBuffer>> inputSets);
+
+  /// Before a run, outside any timing: input set `set` (mod the number of
+  /// sets) becomes current, accumulators are restored from it, outputs and
+  /// scratch are poisoned (NaN for floats, 0x5A bytes for integers).
+  llvm::Error prepare(unsigned set);
+  /// Writes the flush buffer (twice the device's last-level cache).
+  llvm::Error flushL2();
+  /// Launches every kernel in order between two events and waits for the
+  /// second; returns the seconds between them. Reports a failed launch or a
+  /// fault inside a kernel (illegal address, ...).
+  llvm::Expected<double> runTimed();
+  /// Copies the result buffers (accumulators and outputs) into `buffers`,
+  /// a full argument list of host buffers.
+  llvm::Error download(llvm::MutableArrayRef<HostBuffer> buffers);
+
+  /// The protocol after a checked run, which was the warm-up: repeats until
+  /// the floor; before each, prepare(firstSet + run), then flushL2().
+  llvm::Expected<Measurement> measure(const MeasureOptions &options,
+                                      unsigned firstSet = 1);
+
+private:
+  struct Buffers;
+  GpuRunner() = default;
+  GpuModule *module = nullptr;
+  std::unique_ptr<Buffers> buffers;
+  unsigned currentSet = 0;
+};
+
+} // namespace ke
+
+#endif // KE_RUNTIME_GPURUNNER_H
