@@ -273,8 +273,6 @@ public:
       return failure();
     }
     int64_t bytes = s.rows * s.threads * std::max(4u, loops.elementBits / 8);
-    if (interleaved(cast<linalg::LinalgOp>(anchor), loops, s, false))
-      bytes *= 1 + s.kvec; // the [rows, threads*kvec] columns
     if (uint64_t(bytes) > staticSharedMemoryLimit(target)) {
       reason = llvm::formatv("{0} bytes of partial results exceed the static "
                              "shared memory",
@@ -325,45 +323,6 @@ public:
     if (hasProducers)
       w.fuseInto(producers, forall);
 
-    // Interleaved (coalesced) reads: split_reduction views the row as
-    // [k / (threads*kvec), threads*kvec] (an expand_shape); thread t
-    // accumulates columns [t*kvec, (t+1)*kvec) of every step, so in step i
-    // it reads the vector at element (i*threads + t)*kvec and a warp's loads
-    // are contiguous. The [rows, threads*kvec] columns (shared memory) are
-    // then reduced per thread and combined as below.
-    if (interleaved(op, loops, s, hasProducers)) {
-      w.comment("interleaved: the row as [steps, threads*kvec], a kvec-wide "
-                "column per thread");
-      std::string init = w.fresh("init"), cfill = w.fresh("fill"),
-                  split = w.fresh("split"), merged = w.fresh("combine");
-      w.line(llvm::formatv(
-          "{0}, {1}, {2}, {3} = transform.structured.split_reduction {4} "
-          "{{split_factor = {5}, insert_split_dimension = {6}, "
-          "inner_parallel} : (!transform.any_op) -> (!transform.any_op, "
-          "!transform.any_op, !transform.any_op, !transform.any_op)",
-          init, cfill, split, merged, current, s.threads * s.kvec, n - 1));
-      SmallVector<int64_t> columns(n, 0);
-      columns.back() = s.kvec;
-      std::string columnForall;
-      tileUsingForallMapped(w, cfill, columns, "[#gpu.thread<x>]",
-                            columnForall);
-      w.line(llvm::formatv(
-          "{0}, {1} = transform.structured.bufferize_to_allocation {2} "
-          "{{memory_space = #gpu.address_space<workgroup>, "
-          "bufferize_destination_only} : !transform.any_op",
-          w.fresh("shared"), w.fresh("ops"), columnForall));
-      // The split op's loops: [rows..., steps (reduction), columns].
-      SmallVector<int64_t> splitColumns(n + 1, 0);
-      splitColumns.back() = s.kvec;
-      std::string splitForall;
-      split = tileUsingForallMapped(w, split, splitColumns, "[#gpu.thread<x>]",
-                                    splitForall);
-      SmallVector<int64_t> splitInner(n + 1, 1);
-      splitInner.back() = 0;
-      SmallVector<std::string> splitLoops;
-      w.tileUsingFor(split, splitInner, splitLoops);
-      current = merged;
-    }
     w.comment("R: the reduction split across the block's threads");
     std::string fill = w.fresh("fill"), partial = w.fresh("partial"),
                 combine = w.fresh("combine"), threads = w.fresh("forall");
@@ -462,21 +421,6 @@ public:
   }
 
 private:
-  /// Whether the row is read interleaved (split_reduction into
-  /// [steps, threads*kvec]): the row a multiple of threads*kvec and no
-  /// fused producer of an input (it would be tiled through the
-  /// expand_shape); a fused fill of the init is fine.
-  static bool interleaved(linalg::LinalgOp op, const GpuLoops &loops,
-                          const ReduceSizes &s, bool hasProducers) {
-    (void)hasProducers;
-    for (OpOperand *input : op.getDpsInputOperands())
-      if (Operation *def = input->get().getDefiningOp())
-        if (def->hasAttr(kProducerAttr))
-          return false;
-    return loops.ranges[s.k] % (s.threads * s.kvec) == 0 &&
-           loops.ranges[s.k] / (s.threads * s.kvec) >= 1;
-  }
-
   /// Tile sizes of the row loops that give one row per thread: 1 on the
   /// innermost mapped loop, 0 elsewhere (the other mapped loops are 1 per
   /// block already).

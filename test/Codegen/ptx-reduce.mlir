@@ -7,11 +7,6 @@
 // CHECK: .target sm_90
 // CHECK: .visible .entry kernel_kernel(
 // CHECK: .shared
-// Interleaved reads: lane t loads the 16 bytes at t*16 (tid << 4), the
-// next step 64 threads * 16 bytes further: a warp's loads are contiguous.
-// CHECK: shl.b64 {{.*}}, 4;
-// CHECK: ld.global.v4.b32 {{.*}}, [[[ADDR:%rd[0-9]+]]];
-// CHECK: ld.global.v4.b32 {{.*}}, [[[ADDR]]+1024];
 // CHECK: st.shared
 // CHECK: bar.sync
 // CHECK: ld.shared

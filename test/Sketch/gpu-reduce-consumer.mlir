@@ -11,8 +11,7 @@
 // CHECK: [[CONSUMER:%op[0-9]+]] = transform.structured.match attributes {ke.consumer}
 // CHECK: [[ROWS:%op[0-9]+]], [[BLOCKS:%forall[0-9]+]] = transform.structured.tile_using_forall [[CONSUMER]] tile_sizes [1] (mapping = [#gpu.block<x>])
 // CHECK: [[FUSED:%op[0-9]+]], %{{.*}} = transform.structured.fuse_into_containing_op [[ANCHOR]] into [[BLOCKS]]
-// CHECK: %{{.*}}, %{{.*}}, %{{.*}}, [[COLUMNS:%combine[0-9]+]] = transform.structured.split_reduction [[FUSED]] {split_factor = 256, insert_split_dimension = 1, inner_parallel}
-// CHECK: %{{.*}}, %{{.*}}, [[COMBINE:%combine[0-9]+]], %{{.*}} = transform.structured.tile_reduction_using_forall [[COLUMNS]]
+// CHECK: %{{.*}}, %{{.*}}, [[COMBINE:%combine[0-9]+]], %{{.*}} = transform.structured.tile_reduction_using_forall [[FUSED]]
 // CHECK: %{{.*}}, [[PERROW:%forall[0-9]+]] = transform.structured.tile_using_forall [[ROWS]] tile_sizes [1] (mapping = [#gpu.thread<x>])
 // CHECK: transform.structured.fuse_into_containing_op [[COMBINE]] into [[PERROW]]
 func.func @row_mean(%x: tensor<64x512xf32>) -> tensor<64xf32> {
