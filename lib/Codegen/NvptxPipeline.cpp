@@ -8,6 +8,7 @@
 
 #include "ke/Codegen/GpuPipeline.h"
 
+#include "ExternalTool.h"
 #include "GpuLaunches.h"
 #include "GpuReductions.h"
 
@@ -713,48 +714,15 @@ FailureOr<std::string> ke::assemblePtx(llvm::StringRef ptx,
     log = "ptxas not found (set $KE_PTXAS or put ptxas on PATH)";
     return failure();
   }
-  llvm::SmallString<128> input, output, messages;
-  if (llvm::sys::fs::createTemporaryFile("ke-kernel", "ptx", input) ||
-      llvm::sys::fs::createTemporaryFile("ke-kernel", "cubin", output) ||
-      llvm::sys::fs::createTemporaryFile("ke-ptxas", "log", messages)) {
-    log = "cannot create temporary files for ptxas";
-    return failure();
-  }
-  llvm::scope_exit cleanup([&] {
-    llvm::sys::fs::remove(input);
-    llvm::sys::fs::remove(output);
-    llvm::sys::fs::remove(messages);
-  });
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(input, ec);
-    if (ec) {
-      log = "cannot write " + input.str().str();
-      return failure();
-    }
-    os << ptx;
-  }
-  std::string arch = ("-arch=" + chip).str();
-  llvm::SmallVector<llvm::StringRef> args = {ptxas, arch, "-v", "-O3",
-                                             input, "-o", output};
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, messages,
-                                                messages};
-  std::string error;
-  int code = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
-                                       /*SecondsToWait=*/120, 0, &error);
-  if (auto text = llvm::MemoryBuffer::getFile(messages))
-    log = (*text)->getBuffer().str();
-  if (code != 0) {
-    log = llvm::formatv("ptxas failed ({0}): {1}\n{2}", code, error, log);
-    return failure();
-  }
-  auto cubin = llvm::MemoryBuffer::getFile(output, /*IsText=*/false,
-                                           /*RequiresNullTerminator=*/false);
-  if (!cubin) {
-    log += "\nptxas wrote no cubin";
-    return failure();
-  }
-  return (*cubin)->getBuffer().str();
+  ExternalTool tool{ptxas, "ptxas", "ptx", "cubin", "cubin"};
+  return runExternalTool(
+      tool, ptx,
+      [&](llvm::StringRef input, llvm::StringRef output) {
+        return llvm::SmallVector<std::string>{
+            ptxas, ("-arch=" + chip).str(), "-v", "-O3", input.str(), "-o",
+            output.str()};
+      },
+      log);
 }
 
 FailureOr<GpuKernelBinary>

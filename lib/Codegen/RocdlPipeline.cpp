@@ -23,6 +23,8 @@
 
 #include "ke/Codegen/RocdlPipeline.h"
 
+#include "ExternalTool.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -56,48 +58,16 @@ std::optional<std::string> getEnv(llvm::StringRef name) {
 /// ROCDL::linkObjectCode wants a ROCm folder holding llvm/bin/ld.lld.)
 FailureOr<std::string> linkCodeObject(llvm::ArrayRef<char> object,
                                       llvm::StringRef lld, std::string &log) {
-  llvm::SmallString<128> input, output, messages;
-  if (llvm::sys::fs::createTemporaryFile("ke-kernel", "o", input) ||
-      llvm::sys::fs::createTemporaryFile("ke-kernel", "hsaco", output) ||
-      llvm::sys::fs::createTemporaryFile("ke-lld", "log", messages)) {
-    log = "cannot create temporary files for ld.lld";
-    return failure();
-  }
-  llvm::scope_exit cleanup([&] {
-    llvm::sys::fs::remove(input);
-    llvm::sys::fs::remove(output);
-    llvm::sys::fs::remove(messages);
-  });
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(input, ec);
-    if (ec) {
-      log = "cannot write " + input.str().str();
-      return failure();
-    }
-    os << llvm::StringRef(object.data(), object.size());
-  }
-  // argv[0] ld.lld selects lld's ELF flavour whatever the file is called.
-  llvm::SmallVector<llvm::StringRef> args = {"ld.lld", "-shared", input, "-o",
-                                             output};
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, messages,
-                                                messages};
-  std::string error;
-  int code = llvm::sys::ExecuteAndWait(lld, args, std::nullopt, redirects,
-                                       /*SecondsToWait=*/120, 0, &error);
-  if (auto text = llvm::MemoryBuffer::getFile(messages))
-    log = (*text)->getBuffer().str();
-  if (code != 0) {
-    log = llvm::formatv("{0} failed ({1}): {2}\n{3}", lld, code, error, log);
-    return failure();
-  }
-  auto hsaco = llvm::MemoryBuffer::getFile(output, /*IsText=*/false,
-                                           /*RequiresNullTerminator=*/false);
-  if (!hsaco) {
-    log += "\nld.lld wrote no code object";
-    return failure();
-  }
-  return (*hsaco)->getBuffer().str();
+  ExternalTool tool{lld.str(), "ld.lld", "o", "hsaco", "code object"};
+  return runExternalTool(
+      tool, llvm::StringRef(object.data(), object.size()),
+      [](llvm::StringRef input, llvm::StringRef output) {
+        // argv[0] ld.lld selects lld's ELF flavour whatever the file is
+        // called.
+        return llvm::SmallVector<std::string>{"ld.lld", "-shared", input.str(),
+                                              "-o", output.str()};
+      },
+      log);
 }
 
 /// Private attributions (per-thread buffers) of generic memref type become
