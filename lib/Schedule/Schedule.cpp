@@ -87,6 +87,17 @@ llvm::Expected<Schedule> ke::scheduleFromJSON(const llvm::json::Value &value,
   return schedule;
 }
 
+llvm::Expected<Schedule>
+ke::scheduleFromKnobsText(llvm::StringRef sketch, llvm::StringRef knobs,
+                          Operation *anchor, const TargetDescription &target) {
+  llvm::Expected<llvm::json::Value> values = llvm::json::parse(knobs);
+  if (!values)
+    return values.takeError();
+  return scheduleFromJSON(
+      llvm::json::Object{{"sketch", sketch}, {"knobs", std::move(*values)}},
+      anchor, target);
+}
+
 OwningOpRef<ModuleOp> ke::parseScript(llvm::StringRef script,
                                       MLIRContext *context) {
   return parseSourceString<ModuleOp>(script, ParserConfig(context),

@@ -166,7 +166,7 @@ CpuEvaluator::create(Operation *anchor, const TargetDescription &target,
           llvm::sys::fs::createTemporaryFile("ke-reference", "bin", path))
     return anchor->emitError("cannot create a temporary file: ")
            << ec.message();
-  auto removeFile = llvm::make_scope_exit([&] { llvm::sys::fs::remove(path); });
+  llvm::scope_exit removeFile([&] { llvm::sys::fs::remove(path); });
   // The same run is timed: big references run once, not twice.
   CandidateRecord record = evaluator->runCandidate(nullptr, path, std::nullopt);
   evaluator->referenceRecord = record;

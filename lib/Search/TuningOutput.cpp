@@ -121,13 +121,8 @@ TuningRecord ke::makeTuningRecord(const CandidateRecord &candidate,
 llvm::Expected<std::pair<Schedule, CandidateRecord>>
 ke::readTuningRecord(const TuningRecord &record, Operation *kernelAnchor,
                      const TargetDescription &target) {
-  llvm::Expected<llvm::json::Value> knobs = llvm::json::parse(record.knobs);
-  if (!knobs)
-    return knobs.takeError();
-  llvm::json::Object json{{"sketch", record.sketch},
-                          {"knobs", std::move(*knobs)}};
   llvm::Expected<Schedule> schedule =
-      scheduleFromJSON(llvm::json::Value(std::move(json)), kernelAnchor, target);
+      scheduleFromKnobsText(record.sketch, record.knobs, kernelAnchor, target);
   if (!schedule)
     return schedule.takeError();
   CandidateRecord candidate;

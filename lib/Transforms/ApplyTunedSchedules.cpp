@@ -344,12 +344,8 @@ GroupScheduler::chooseSchedule(Operation *anchor, Operation *outlinedAnchor,
       why = "no tuned record for workload " + key;
     } else {
       const TuningRecord &record = **best;
-      llvm::Expected<llvm::json::Value> knobs = llvm::json::parse(record.knobs);
-      llvm::Expected<Schedule> schedule =
-          knobs ? scheduleFromJSON(llvm::json::Object{{"sketch", record.sketch},
-                                                      {"knobs", *knobs}},
-                                   outlinedAnchor, target)
-                : knobs.takeError();
+      llvm::Expected<Schedule> schedule = scheduleFromKnobsText(
+          record.sketch, record.knobs, outlinedAnchor, target);
       if (schedule)
         return std::optional<ChosenSchedule>(ChosenSchedule{
             *schedule,

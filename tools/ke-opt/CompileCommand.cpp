@@ -286,14 +286,8 @@ int compileForGpu(ModuleOp module, const TargetDescription &target,
       llvm::Expected<std::optional<TuningRecord>> best =
           db->getBest(workload.key, target.name, getGpuPipelineHash(target));
       if (best && *best) {
-        llvm::Expected<llvm::json::Value> knobs =
-            llvm::json::parse((*best)->knobs);
-        llvm::Expected<Schedule> tuned =
-            knobs ? scheduleFromJSON(
-                        llvm::json::Object{{"sketch", (*best)->sketch},
-                                           {"knobs", *knobs}},
-                        anchor, target)
-                  : knobs.takeError();
+        llvm::Expected<Schedule> tuned = scheduleFromKnobsText(
+            (*best)->sketch, (*best)->knobs, anchor, target);
         if (tuned)
           schedule = *tuned;
         else

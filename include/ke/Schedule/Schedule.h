@@ -50,6 +50,13 @@ llvm::Expected<Schedule> scheduleFromJSON(const llvm::json::Value &value,
                                           mlir::Operation *anchor,
                                           const TargetDescription &target);
 
+/// scheduleFromJSON for a sketch name and its knob values as JSON object
+/// text, the form tuning records store them in.
+llvm::Expected<Schedule> scheduleFromKnobsText(llvm::StringRef sketch,
+                                               llvm::StringRef knobs,
+                                               mlir::Operation *anchor,
+                                               const TargetDescription &target);
+
 /// Parses a transform script into a module in `context`.
 mlir::OwningOpRef<mlir::ModuleOp> parseScript(llvm::StringRef script,
                                               mlir::MLIRContext *context);
