@@ -8,14 +8,22 @@ every problem of the kernel suite (benchmarks/suite/full, or --small):
 1. `ke-opt tune FILE --target cuda:sm_XY` (--trials, --explore): every
    candidate is lowered, run on the GPU in a child process, checked against
    the unscheduled kernel run on the CPU (relative L2 error within the
-   dtype's tolerance) and timed (CUDA events, L2 flushed, inputs rotated,
-   median). The problem's ke time is the sum of its kernels' best times
-   (fills and consumers fused into another kernel are part of that kernel).
+   dtype's tolerance) and timed (CUDA events, L2 flushed by reading a buffer
+   twice its size, inputs rotated, median). The problem's ke time is the sum
+   of its kernels' best times (fills and consumers fused into another kernel
+   are part of that kernel).
 2. The same computation in PyTorch (same shapes and dtypes, TF32 off, eager,
    its own best layout prepared outside the timing), timed the same way:
-   CUDA events around the op only, L2 flushed between runs, median.
+   CUDA events around the op only, L2 flushed the same way between runs,
+   median.
 3. Once per run: the device-to-device copy bandwidth (bytes read + written
-   over time), against which memory-bound problems are reported.
+   over time, a 1 GiB copy timed the same way), against which memory-bound
+   problems are reported.
+
+The L2 flush reads a buffer twice the L2 size (ke's runner: a small PTX
+kernel; here: torch.sum), so the L2 holds clean lines the timed op drops for
+free. A memset flush would leave dirty lines that the timed op pays to write
+back (benchmarks/gpu/flush_probe.py shows the difference; docs/measurement.md).
 
 A failure (tuning error, timeout, no PyTorch equivalent, out of memory) is
 reported in the problem's row and the run goes on. Results are written
@@ -255,20 +263,30 @@ def random_inputs(args, torch, seed):
     return out
 
 
+def make_flush(torch):
+    """The L2 flush buffer: twice the L2, zeroed once."""
+    props = torch.cuda.get_device_properties(0)
+    l2 = getattr(props, "L2_cache_size", 0) or (50 << 20)
+    return torch.zeros(2 * l2 // 4, dtype=torch.float32, device="cuda")
+
+
 def time_cuda(fns, flush, torch, min_total=0.05, min_reps=10, max_reps=1000,
               max_total=2.0):
     """Median seconds of the callables `fns` (one per input set, rotated):
-    CUDA events around the call only, the L2 flush buffer written before each
-    run outside the events; a warm-up of each first."""
+    CUDA events around the call only; before each run, outside the events,
+    the L2 is flushed by reading `flush` (twice the L2: it leaves clean
+    lines, which the timed op evicts for free; writing it would leave dirty
+    ones that the op pays to write back); a warm-up of each first."""
     for fn in fns:
         fn()
+    sink = torch.empty((), dtype=flush.dtype, device="cuda")
     torch.cuda.synchronize()
     start = torch.cuda.Event(enable_timing=True)
     stop = torch.cuda.Event(enable_timing=True)
     times = []
     while len(times) < max_reps and sum(times) < max_total and (
             len(times) < min_reps or sum(times) < min_total):
-        flush.zero_()
+        torch.sum(flush, dim=0, out=sink)
         fn = fns[len(times) % len(fns)]
         start.record()
         fn()
@@ -278,12 +296,12 @@ def time_cuda(fns, flush, torch, min_total=0.05, min_reps=10, max_reps=1000,
     return statistics.median(times), times
 
 
-def copy_bandwidth(torch, megabytes=1024):
-    """Bytes read + written per second by a large device-to-device copy."""
+def copy_bandwidth(torch, flush, megabytes=1024):
+    """Bytes read + written per second by a large device-to-device copy,
+    timed like everything else (time_cuda, the same L2 flush)."""
     n = megabytes << 20
     src = torch.empty(n, dtype=torch.uint8, device="cuda").fill_(1)
     dst = torch.empty_like(src)
-    flush = torch.empty(1, device="cuda")
     seconds, _ = time_cuda([lambda: dst.copy_(src)], flush, torch, min_reps=20)
     del src, dst
     return 2 * n / seconds
@@ -455,7 +473,8 @@ def markdown(meta, rows):
         f"Command: `{meta.get('command', '?')}`",
         f"Copy bandwidth (device-to-device, read + written): "
         f"{bw / 1e9:.0f} GB/s." if bw else "Copy bandwidth: not measured.",
-        "Times are medians (CUDA events, L2 flushed before each run); ke's are the "
+        "Times are medians (CUDA events; before each run the L2 is flushed by reading "
+        "a buffer twice its size, so it holds clean lines); ke's are the "
         "sum of the problem's kernels, each checked against the CPU reference. "
         "PyTorch: eager, TF32 off. *vs PyTorch* = PyTorch time / ke time (above 1: "
         f"ke is faster). Problems below {MEMORY_BOUND_INTENSITY:.0f} flop/byte are "
@@ -587,11 +606,10 @@ def main():
         if code == 0 and out.strip():
             driver = out.strip().splitlines()[0]
     props = torch.cuda.get_device_properties(0)
-    l2 = getattr(props, "L2_cache_size", 0) or (50 << 20)
-    flush = torch.empty(2 * l2 // 4, dtype=torch.float32, device="cuda")
+    flush = make_flush(torch)
     log(f"device {props.name}, sm_{capability[0]}{capability[1]}, ke target {target}")
     log(f"ke-opt: {version.splitlines()[0] if version else '?'}")
-    bandwidth = copy_bandwidth(torch)
+    bandwidth = copy_bandwidth(torch, flush)
     log(f"copy bandwidth {bandwidth / 1e9:.0f} GB/s")
     new_meta = {
         "device": props.name, "capability": f"{capability[0]}.{capability[1]}",

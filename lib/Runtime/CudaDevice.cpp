@@ -6,8 +6,12 @@
 
 #include "GpuProbe.h"
 
-#include "llvm/Support/FormatVariadic.h"
+#include "ke/Runtime/L2Flush.h"
 
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
 #include <cstring>
 
 using namespace ke;
@@ -38,7 +42,8 @@ llvm::json::Value CudaDeviceInfo::toJSON() const {
       {"total_memory_bytes", totalMemoryBytes},
       {"shared_memory_per_block_optin_bytes", sharedMemoryPerBlockOptinBytes},
       {"peak_bandwidth_bytes_per_second", peakBandwidthBytesPerSecond},
-      {"driver_version", driverVersion}};
+      {"driver_version", driverVersion},
+      {"l2_flush_kernel_error", l2FlushKernelError}};
 }
 
 llvm::Expected<CudaDeviceInfo>
@@ -62,6 +67,9 @@ CudaDeviceInfo::fromJSON(const llvm::json::Value &value) {
   info.peakBandwidthBytesPerSecond =
       o->getNumber("peak_bandwidth_bytes_per_second").value_or(0);
   info.driverVersion = int(o->getInteger("driver_version").value_or(0));
+  if (std::optional<llvm::StringRef> error =
+          o->getString("l2_flush_kernel_error"))
+    info.l2FlushKernelError = error->str();
   return info;
 }
 
@@ -72,6 +80,17 @@ CudaDevice::~CudaDevice() {
 
 llvm::Error CudaDevice::synchronize() {
   return check(*api, api->cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+void CudaDevice::checkL2FlushKernel() {
+  void *module = nullptr, *function = nullptr;
+  CUresult result = api->gpu.loadPtxFunction(
+      &module, &function, getL2FlushKernelPtx(), kL2FlushKernelName);
+  if (result != CUDA_SUCCESS) {
+    info.l2FlushKernelError = describeResult(*api, result);
+    return;
+  }
+  api->cuModuleUnload(static_cast<CUmodule>(module));
 }
 
 llvm::Expected<std::unique_ptr<CudaDevice>> ke::openCudaDevice(int ordinal) {
@@ -166,8 +185,28 @@ llvm::Expected<std::unique_ptr<CudaDevice>> ke::openCudaDevice(int ordinal) {
   return device;
 }
 
+/// openCudaDevice, then whether the L2 flush kernel loads there.
+static llvm::Expected<std::unique_ptr<CudaDevice>>
+openAndCheckL2Flush(int ordinal) {
+  llvm::Expected<std::unique_ptr<CudaDevice>> device = openCudaDevice(ordinal);
+  if (device)
+    (*device)->checkL2FlushKernel();
+  return device;
+}
+
 llvm::Expected<CudaDeviceInfo> ke::probeCudaDevice(int ordinal,
                                                    double timeoutSeconds) {
-  return probeInChild<CudaDeviceInfo, CudaDevice>(openCudaDevice, "CUDA device",
-                                                  ordinal, timeoutSeconds);
+  llvm::Expected<CudaDeviceInfo> info =
+      probeInChild<CudaDeviceInfo, CudaDevice>(
+          openAndCheckL2Flush, "CUDA device", ordinal, timeoutSeconds);
+  // Said here, in the parent: each candidate's child would say it to
+  // /dev/null (ChildProcess.cpp).
+  static std::atomic<bool> warned{false};
+  if (info && !info->l2FlushKernelError.empty() && !warned.exchange(true))
+    llvm::errs() << "ke: warning: the L2 flush kernel does not load on "
+                 << info->name << " (" << info->l2FlushKernelError
+                 << "); the runner flushes the L2 with cuMemsetD8 instead, "
+                    "which leaves dirty lines that each timed run pays to "
+                    "write back (docs/measurement.md)\n";
+  return info;
 }

@@ -78,6 +78,23 @@ struct Calls {
   static std::string describe(int result) {
     return describeResult(driver, result);
   }
+  static int loadPtxFunction(void **module, void **function, const char *image,
+                             const char *name) {
+    CUmodule loaded = nullptr;
+    CUresult result =
+        driver.cuModuleLoadDataEx(&loaded, image, 0, nullptr, nullptr);
+    if (result != CUDA_SUCCESS)
+      return result;
+    CUfunction resolved = nullptr;
+    result = driver.cuModuleGetFunction(&resolved, loaded, name);
+    if (result != CUDA_SUCCESS) {
+      driver.cuModuleUnload(loaded);
+      return result;
+    }
+    *module = loaded;
+    *function = resolved;
+    return CUDA_SUCCESS;
+  }
 };
 
 llvm::Expected<const DriverApi *> openDriver() {
@@ -149,6 +166,8 @@ llvm::Expected<const DriverApi *> openDriver() {
                                "cuMemcpyDtoD", "cuMemsetD8", "cuLaunchKernel",
                                "cuEventCreate", "cuEventRecord",
                                "cuEventElapsedTime", "L2 flush"});
+  // The L2 flush reads its buffer with a PTX kernel (ke/Runtime/L2Flush.h).
+  api.gpu.loadPtxFunction = Calls::loadPtxFunction;
   return &api;
 }
 

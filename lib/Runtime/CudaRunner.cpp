@@ -56,6 +56,7 @@ CudaModule::load(CudaDevice &device, const GpuKernelBinary &binary) {
   const CudaDeviceInfo &info = device.getInfo();
   // Twice the L2, so that nothing the previous run left there survives.
   loaded->flushBytes = info.l2CacheBytes ? 2 * info.l2CacheBytes : 64ull << 20;
+  loaded->multiprocessors = info.multiprocessors;
   for (const GpuLaunch &launch : binary.launches) {
     CUfunction function = nullptr;
     if (llvm::Error error =

@@ -3,7 +3,8 @@
 //
 // The CUDA driver and the HIP runtime offer the same calls for what the
 // runner does (allocate, copy, poison, launch, time with events), with
-// different names, handle types and argument orders. CudaDriver and
+// different names, handle types and argument orders (and CUDA can also load
+// the PTX of the L2 flush kernel, HIP cannot). CudaDriver and
 // HipDriver fill one GpuApi each from the symbols they resolve, so that one
 // GpuRunner (ke/Runtime/GpuRunner.h) serves both. Also here: the
 // dlopen helpers both drivers use.
@@ -59,6 +60,13 @@ struct GpuApi {
   int (*eventElapsedTime)(float *milliseconds, void *start, void *stop);
   /// "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)".
   std::string (*describe)(int result);
+  /// Loads the PTX `image` (NUL-terminated; the driver JIT-compiles it for
+  /// the device) and resolves its entry point `name`, for the read-only L2
+  /// flush kernel (ke/Runtime/L2Flush.h). Null where the runtime cannot run
+  /// that kernel, and the runner flushes with `memset` instead: HIP's
+  /// hipModuleLoadData takes AMDGPU code objects only and cannot JIT PTX.
+  int (*loadPtxFunction)(void **module, void **function, const char *image,
+                         const char *name) = nullptr;
 
   /// An error "`what`: <describe>" when `result` is not 0.
   llvm::Error check(int result, const llvm::Twine &what) const {
@@ -70,7 +78,8 @@ struct GpuApi {
 };
 
 /// The GpuApi over `Calls`, a struct of static functions named and typed
-/// like GpuApi's members (memAlloc, ..., describe).
+/// like GpuApi's members (memAlloc, ..., describe); loadPtxFunction stays
+/// null (the driver sets it where it has one).
 template <typename Calls> GpuApi makeGpuApi(const GpuApi::Names &names) {
   return {names,
           Calls::memAlloc,

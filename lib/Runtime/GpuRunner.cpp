@@ -4,8 +4,13 @@
 
 #include "GpuApi.h"
 
+#include "ke/Runtime/L2Flush.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
 
 using namespace ke;
 
@@ -55,6 +60,11 @@ struct GpuRunner::Buffers {
   std::vector<GpuAddress> scratch;
   GpuAddress flush = 0;
   size_t flushBytes = 0;
+  /// The read-only flush kernel (L2Flush.h) and its launch; null where the
+  /// flush is a memset.
+  void *flushModule = nullptr, *flushFunction = nullptr;
+  GpuLaunch flushLaunch;
+  uint64_t flushVectors = 0;
   void *start = nullptr, *stop = nullptr;
   /// Per set, per launch: inputs are read straight from the set's copies.
   std::vector<std::vector<LaunchParameters>> parameters;
@@ -72,6 +82,8 @@ struct GpuRunner::Buffers {
           api->memFree(p);
     if (flush)
       api->memFree(flush);
+    if (flushModule)
+      api->moduleUnload(flushModule);
     if (start)
       api->eventDestroy(start);
     if (stop)
@@ -88,6 +100,35 @@ struct GpuRunner::Buffers {
                                      api->names.memAlloc, size, what.str())))
       return std::move(error);
     return address;
+  }
+
+  /// Loads the flush kernel where the runtime can; otherwise, or when that
+  /// fails, flushL2 stays a memset. A failure is no error of the candidate
+  /// (the timing still works, with the old flush), but it is said once per
+  /// process, since it makes memory-bound timings slower than they are.
+  void loadFlushKernel(unsigned multiprocessors) {
+    if (!api->loadPtxFunction)
+      return;
+    int result = api->loadPtxFunction(&flushModule, &flushFunction,
+                                      getL2FlushKernelPtx(),
+                                      kL2FlushKernelName);
+    if (result != 0) {
+      flushModule = flushFunction = nullptr;
+      static std::atomic<bool> warned{false};
+      if (!warned.exchange(true))
+        llvm::errs() << "ke: warning: the L2 flush kernel did not load ("
+                     << api->describe(result) << "); flushing with "
+                     << api->names.memset
+                     << " instead, which leaves dirty lines in the L2 that "
+                        "each timed run pays to write back "
+                        "(docs/measurement.md)\n";
+      return;
+    }
+    L2FlushLaunch shape = getL2FlushLaunch(flushBytes, multiprocessors);
+    flushVectors = shape.vectors;
+    flushLaunch.kernelName = kL2FlushKernelName;
+    flushLaunch.grid = {shape.blocks, 1, 1};
+    flushLaunch.block = {shape.threads, 1, 1};
   }
 };
 
@@ -170,6 +211,14 @@ GpuRunner::create(GpuModule &module, llvm::ArrayRef<KernelArgument> arguments,
   if (!flush)
     return flush.takeError();
   b.flush = *flush;
+  // Zeroed once: the flush kernel then reads the same bytes every run (and
+  // its guarded store never fires).
+  if (llvm::Error error =
+          api.check(api.memset(b.flush, 0, b.flushBytes),
+                    llvm::Twine(api.names.memset) + " (" + api.names.flush +
+                        " buffer)"))
+    return std::move(error);
+  b.loadFlushKernel(module.multiprocessors);
   if (llvm::Error error =
           api.check(api.eventCreate(&b.start), api.names.eventCreate))
     return std::move(error);
@@ -221,9 +270,22 @@ llvm::Error GpuRunner::prepare(unsigned set) {
 llvm::Error GpuRunner::flushL2() {
   Buffers &b = *buffers;
   const GpuApi &api = *b.api;
-  return api.check(api.memset(b.flush, 0, b.flushBytes),
-                   llvm::Twine(api.names.memset) + " (" + api.names.flush +
+  if (!b.flushFunction)
+    return api.check(api.memset(b.flush, 0, b.flushBytes),
+                     llvm::Twine(api.names.memset) + " (" + api.names.flush +
+                         ")");
+  // Reading leaves clean lines: evicting them costs the timed kernels
+  // nothing, where a memset's dirty lines cost them a write-back each.
+  uint64_t address = b.flush, vectors = b.flushVectors;
+  uint32_t magic = kL2FlushMagic;
+  void *parameters[] = {&address, &vectors, &magic};
+  return api.check(api.launch(b.flushFunction, b.flushLaunch, parameters),
+                   llvm::Twine(api.names.launch) + " (" + api.names.flush +
                        ")");
+}
+
+bool GpuRunner::flushesByReading() const {
+  return buffers->flushFunction != nullptr;
 }
 
 llvm::Expected<double> GpuRunner::runTimed() {

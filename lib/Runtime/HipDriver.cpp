@@ -167,6 +167,8 @@ llvm::Expected<const RuntimeApi *> openRuntime() {
       {"hipMalloc", "hipMemcpy (host to device)", "hipMemcpy (device to host)",
        "hipMemcpy", "hipMemset", "hipModuleLaunchKernel", "hipEventCreate",
        "hipEventRecord", "hipEventElapsedTime", "cache flush"});
+  // No loadPtxFunction: hipModuleLoadData cannot JIT the PTX flush kernel,
+  // so the cache flush stays a hipMemset (dirty lines; docs/gpu.md).
   return &api;
 }
 

@@ -221,12 +221,16 @@ TEST(CudaDeviceTest, DeviceInfoRoundTripsThroughJSON) {
   info.l2CacheBytes = 60ull << 20;
   info.totalMemoryBytes = 141ull << 30;
   info.driverVersion = 13000;
+  info.l2FlushKernelError = "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
   llvm::Expected<CudaDeviceInfo> back = CudaDeviceInfo::fromJSON(info.toJSON());
   ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
   EXPECT_EQ(back->getChip(), "sm_90");
   EXPECT_EQ(back->name, info.name);
   EXPECT_EQ(back->l2CacheBytes, info.l2CacheBytes);
   EXPECT_EQ(back->totalMemoryBytes, info.totalMemoryBytes);
+  // The probe's child says why the flush kernel did not load; the parent
+  // warns.
+  EXPECT_EQ(back->l2FlushKernelError, info.l2FlushKernelError);
 }
 
 /// A script doing nothing (the GPU builders below decide what happens).

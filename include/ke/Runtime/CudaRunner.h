@@ -48,6 +48,10 @@ struct CudaDeviceInfo {
   double peakBandwidthBytesPerSecond = 0;
   /// cuDriverGetVersion: 13000 for CUDA 13.0.
   int driverVersion = 0;
+  /// Why the runner's read-only L2 flush kernel (ke/Runtime/L2Flush.h) does
+  /// not load on this device, so that the runner flushes with a memset;
+  /// empty when it loads (or was not tried: only the probe tries it).
+  std::string l2FlushKernelError;
 
   /// "sm_90".
   std::string getChip() const;
@@ -66,6 +70,11 @@ public:
   const cuda::DriverApi &getApi() const { return *api; }
   /// Waits for all work on the device; reports an error a kernel left.
   llvm::Error synchronize();
+  /// Loads and unloads the runner's L2 flush kernel, and records in the
+  /// info why it does not load, if it does not. probeCudaDevice calls it:
+  /// the runner's own warning goes to a candidate child's stderr, which is
+  /// /dev/null unless $KE_CHILD_STDERR is set.
+  void checkL2FlushKernel();
 
 private:
   friend llvm::Expected<std::unique_ptr<CudaDevice>> openCudaDevice(int);
@@ -84,7 +93,9 @@ llvm::Expected<std::unique_ptr<CudaDevice>> openCudaDevice(int ordinal = 0);
 
 /// Opens device `ordinal` in a forked child and returns what it reports, so
 /// that this process stays free of CUDA state. Same errors as
-/// openCudaDevice, or the child's failure (crash, timeout).
+/// openCudaDevice, or the child's failure (crash, timeout). Warns on stderr,
+/// once per process, when the L2 flush kernel does not load on the device
+/// (CudaDevice::checkL2FlushKernel).
 llvm::Expected<CudaDeviceInfo> probeCudaDevice(int ordinal = 0,
                                                double timeoutSeconds = 120);
 

@@ -6,7 +6,10 @@
 // protocol (docs/measurement.md): device events around the launches only;
 // before every run, outside the timed region, the input set rotates,
 // accumulators are restored, outputs and scratch poisoned, and the caches
-// flushed by writing a buffer twice their size. Each runtime fills a table
+// flushed through a buffer twice their size: on CUDA by reading it with a
+// small kernel (ke/Runtime/L2Flush.h), which leaves clean lines that the
+// timed kernels drop for free; on HIP, which cannot load that kernel, by
+// writing it (a memset, which leaves dirty lines). Each runtime fills a table
 // of its driver calls (lib/Runtime/GpuApi.h) and loads its own modules
 // (CudaModule, HipModule); the rest is this one code.
 //
@@ -51,6 +54,9 @@ protected:
   std::vector<void *> functions;
   /// The size of the cache-flush buffer: twice the device's last cache.
   uint64_t flushBytes = 0;
+  /// The device's multiprocessors, which size the flush kernel's grid (0:
+  /// not known).
+  unsigned multiprocessors = 0;
 };
 
 /// A kernel module's buffers on one device, with its code, ready to run and
@@ -62,7 +68,10 @@ public:
   /// Allocates the buffers of `arguments` (the kernel module's) and uploads
   /// `inputSets` (each a full argument list; what they hold for outputs and
   /// scratch is not used). Fails when the launches do not fit the arguments
-  /// (packLaunchArguments) or the device is out of memory.
+  /// (packLaunchArguments) or the device is out of memory. Also allocates and
+  /// zeroes the flush buffer and, where the runtime can (CUDA), loads the
+  /// flush kernel; when that fails it says so once per process on stderr and
+  /// flushes with a memset.
   static llvm::Expected<std::unique_ptr<GpuRunner>>
   create(GpuModule &module, llvm::ArrayRef<KernelArgument> arguments,
          llvm::ArrayRef<std::vector<HostBuffer>> inputSets);
@@ -71,8 +80,13 @@ public:
   /// sets) becomes current, accumulators are restored from it, outputs and
   /// scratch are poisoned (NaN for floats, 0x5A bytes for integers).
   llvm::Error prepare(unsigned set);
-  /// Writes the flush buffer (twice the device's last-level cache).
+  /// Evicts the last-level cache, outside any timing, in stream order: the
+  /// flush kernel reads the flush buffer (twice the cache), leaving clean
+  /// lines; without the kernel (HIP, or the PTX did not load) a memset writes
+  /// it, leaving dirty lines that the next run pays to write back.
   llvm::Error flushL2();
+  /// True when flushL2 reads the flush buffer, false when it writes it.
+  bool flushesByReading() const;
   /// Launches every kernel in order between two events and waits for the
   /// second; returns the seconds between them. Reports a failed launch or a
   /// fault inside a kernel (illegal address, ...).
