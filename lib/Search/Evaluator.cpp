@@ -124,7 +124,7 @@ CpuEvaluator::create(Operation *anchor, const TargetDescription &target,
     return anchor->emitError("can only measure on this machine's CPU "
                              "(target 'cpu'), not '")
            << target.name << "'";
-  FailureOr<KernelModule> kernel = buildKernelModule(anchor);
+  FailureOr<KernelModule> kernel = buildKernelModule(anchor, options.fusion);
   if (failed(kernel))
     return failure();
   std::unique_ptr<CpuEvaluator> evaluator(new CpuEvaluator());

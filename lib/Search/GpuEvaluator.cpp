@@ -45,11 +45,13 @@ GpuEvaluator::create(Operation *anchor, const TargetDescription &target,
   evaluator->target = target;
   evaluator->host = detectHostTarget();
   evaluator->options = options;
+  // GPU kernels take the row reductions an elementwise anchor reads.
+  evaluator->options.fusion = getKernelFusion(/*isGpuTarget=*/true);
   evaluator->builder = std::move(builder);
   // The reference and the input sets are the CPU path's, in a child of its
   // own: same seeds, same outputs, same tolerances.
   FailureOr<std::unique_ptr<CpuEvaluator>> reference =
-      CpuEvaluator::create(anchor, evaluator->host, options);
+      CpuEvaluator::create(anchor, evaluator->host, evaluator->options);
   if (failed(reference))
     return failure();
   evaluator->reference = std::move(*reference);

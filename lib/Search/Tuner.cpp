@@ -281,7 +281,8 @@ std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
     w.result.count = workloads[i].count();
     // Fills and elementwise consumers fused into another anchor's kernel are
     // measured (and applied) as part of it: no budget of their own.
-    if (Operation *fusing = getFusingAnchor(workloads[i].firstOp)) {
+    if (Operation *fusing = getFusingAnchor(workloads[i].firstOp,
+                                               getKernelFusion(target.isGpu()))) {
       w.result.fusedInto = computeWorkloadKey(fusing);
       continue;
     }

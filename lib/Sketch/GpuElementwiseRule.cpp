@@ -24,9 +24,12 @@ public:
   bool matches(Operation *anchor,
                const TargetDescription &target) const override {
     auto op = dyn_cast<linalg::LinalgOp>(anchor);
+    // Row reductions fused into the kernel are gpu.rownorm's: tiled by
+    // this rule they would stay outside the launch.
     return target.isGpu() && op && op.hasPureTensorSemantics() &&
            op->getNumResults() >= 1 &&
-           llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic);
+           llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic) &&
+           findGpuNeighbours(anchor).rowReductions == 0;
   }
 };
 

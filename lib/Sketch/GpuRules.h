@@ -30,6 +30,9 @@ const SketchRule &getGpuReduceRule();
 /// linalg.softmax over its last dimension, one row per thread
 /// (GpuSoftmaxRule.cpp).
 const SketchRule &getGpuSoftmaxRule();
+/// An elementwise op with the row reductions it reads (norms, log-softmax):
+/// one row per block, every part split over its threads (GpuRowNormRule.cpp).
+const SketchRule &getGpuRowNormRule();
 /// Everything else (elementwise, pooling, fills, reductions that cannot be
 /// split): parallel loops over blocks and threads (GpuElementwiseRule.cpp).
 const SketchRule &getGpuElementwiseRule();
@@ -115,8 +118,27 @@ void emitGpuEpilogue(ScriptWriter &w, std::array<int64_t, 3> dims,
 struct GpuNeighbours {
   mlir::Operation *consumer = nullptr;
   bool hasProducers = false;
+  /// Row reductions fused into an elementwise anchor (gpu.rownorm's).
+  unsigned rowReductions = 0;
 };
 GpuNeighbours findGpuNeighbours(mlir::Operation *anchor);
+
+/// Tile sizes of rank `rank`: zero but for `size` on the last dimension.
+llvm::SmallVector<int64_t> lastDimTile(unsigned rank, int64_t size);
+
+/// Splits the row reduction `op` (handle; `rank` loops, the last the row,
+/// one row per block already) over the block's `threads` threads with
+/// tile_reduction_using_forall: each thread reduces its chunk (`kvec`
+/// elements at a time when kvec > 0) into a partial result in shared
+/// memory, one thread combines them (the GPU lowering turns that combine
+/// into a block-wide gpu.all_reduce, lib/Codegen/GpuReductions.h). `init`,
+/// the fill of the row's result, goes to shared memory too, so that every
+/// thread reads the result after. `producer`, when not empty, is fused into
+/// the threads' loop (recomputed for each element).
+void emitRowReductionOverThreads(ScriptWriter &w, const std::string &op,
+                                 const std::string &init,
+                                 const std::string &producer, unsigned rank,
+                                 int64_t threads, int64_t kvec);
 
 } // namespace ke
 

@@ -81,14 +81,6 @@ bool isBlockPerRow(const SoftmaxShape &s, const TargetDescription &target) {
   return !blockThreadChoices(s, target).empty();
 }
 
-/// Tile sizes of rank `rank` that are zero but for `last` on the last
-/// dimension.
-SmallVector<int64_t> lastTile(unsigned rank, int64_t last) {
-  SmallVector<int64_t> tiles(rank, 0);
-  tiles.back() = last;
-  return tiles;
-}
-
 /// The block-per-row script (see the file comment).
 std::string emitBlockPerRowScript(const SoftmaxShape &s,
                                   const KnobAssignment &knobs) {
@@ -134,54 +126,19 @@ std::string emitBlockPerRowScript(const SoftmaxShape &s,
   // sum still uses the original), which the sum's loop then takes over.
   w.comment("normalize: each thread its chunk, the exponentials recomputed");
   std::string divForall;
-  tileUsingForallMapped(w, div, lastTile(rank, chunk), "[#gpu.thread<x>]",
+  tileUsingForallMapped(w, div, lastDimTile(rank, chunk), "[#gpu.thread<x>]",
                         divForall);
   w.fuseInto(exp, divForall);
   std::string numerator = w.fresh("exp");
   w.line(numerator + " = transform.get_producer_of_operand " + sum +
          "[0] : (!transform.any_op) -> !transform.any_op");
 
-  // Both reductions: partial results per thread in shared memory, combined
-  // by the block; their results (row max, row sum) in shared memory too.
-  auto reduceOverThreads = [&](const std::string &op, const std::string &init,
-                               const std::string &producer) {
-    std::string fill = w.fresh("fill"), partial = w.fresh("partial"),
-                combine = w.fresh("combine"), forall = w.fresh("forall");
-    w.line(llvm::formatv(
-        "{0}, {1}, {2}, {3} = transform.structured."
-        "tile_reduction_using_forall {4} by num_threads = {5} mapping = "
-        "[#gpu.thread<x>] : (!transform.any_op) -> (!transform.any_op, "
-        "!transform.any_op, !transform.any_op, !transform.any_op)",
-        fill, partial, combine, forall, op,
-        ScriptWriter::list(lastTile(rank, threads))));
-    if (!producer.empty()) {
-      std::string fused = producer;
-      w.fuseInto(fused, forall);
-    }
-    std::string fillForall, initForall, combineForall;
-    tileUsingForallMapped(w, fill, lastTile(rank, 1), "[#gpu.thread<x>]",
-                          fillForall);
-    w.line(llvm::formatv(
-        "{0}, {1} = transform.structured.bufferize_to_allocation {2} "
-        "{{memory_space = #gpu.address_space<workgroup>, "
-        "bufferize_destination_only} : !transform.any_op",
-        w.fresh("shared"), w.fresh("ops"), fillForall));
-    tileUsingForallMapped(w, init, lastTile(rank - 1, 1), "[#gpu.thread<x>]",
-                          initForall);
-    w.line(llvm::formatv(
-        "{0}, {1} = transform.structured.bufferize_to_allocation {2} "
-        "{{memory_space = #gpu.address_space<workgroup>, "
-        "bufferize_destination_only} : !transform.any_op",
-        w.fresh("shared"), w.fresh("ops"), initForall));
-    SmallVector<int64_t> combineTiles = lastTile(rank - 1, 1);
-    combineTiles.push_back(0);
-    tileUsingForallMapped(w, combine, combineTiles, "[#gpu.thread<x>]",
-                          combineForall);
-  };
   w.comment("R: the row sum of the exponentials over the block's threads");
-  reduceOverThreads(sum, sumInit, numerator);
+  emitRowReductionOverThreads(w, sum, sumInit, numerator, rank, threads,
+                              /*kvec=*/0);
   w.comment("R: the row maximum over the block's threads");
-  reduceOverThreads(max, maxInit, "");
+  emitRowReductionOverThreads(w, max, maxInit, "", rank, threads,
+                              /*kvec=*/0);
   emitGpuEpilogue(w, {threads, 1, 1}, /*mapToBlocks=*/true);
   return w.finish();
 }
@@ -344,7 +301,7 @@ public:
       SmallVector<int64_t> block(rank, 1);
       block.back() = 0;
       d.addLevel(TileLevelRole::Threads, block, /*parallel=*/true);
-      d.addLevel(TileLevelRole::Register, lastTile(rank, s.shape.back() / threads),
+      d.addLevel(TileLevelRole::Register, lastDimTile(rank, s.shape.back() / threads),
                  /*parallel=*/true);
       d.threads = threads;
       d.vectorLoop = rank - 1;

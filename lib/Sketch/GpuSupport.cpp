@@ -183,6 +183,60 @@ GpuNeighbours ke::findGpuNeighbours(Operation *anchor) {
       n.consumer = op;
     if (op->hasAttr(kProducerAttr))
       n.hasProducers = true;
+    if (op->hasAttr(kRowReductionAttr))
+      ++n.rowReductions;
   });
   return n;
+}
+
+SmallVector<int64_t> ke::lastDimTile(unsigned rank, int64_t size) {
+  SmallVector<int64_t> tiles(rank, 0);
+  tiles.back() = size;
+  return tiles;
+}
+
+void ke::emitRowReductionOverThreads(ScriptWriter &w, const std::string &op,
+                                     const std::string &init,
+                                     const std::string &producer,
+                                     unsigned rank, int64_t threads,
+                                     int64_t kvec) {
+  std::string fill = w.fresh("fill"), partial = w.fresh("partial"),
+              combine = w.fresh("combine"), forall = w.fresh("forall");
+  w.line(llvm::formatv(
+      "{0}, {1}, {2}, {3} = transform.structured."
+      "tile_reduction_using_forall {4} by num_threads = {5} mapping = "
+      "[#gpu.thread<x>] : (!transform.any_op) -> (!transform.any_op, "
+      "!transform.any_op, !transform.any_op, !transform.any_op)",
+      fill, partial, combine, forall, op,
+      ScriptWriter::list(lastDimTile(rank, threads))));
+  if (!producer.empty()) {
+    std::string fused = producer;
+    w.fuseInto(fused, forall);
+  }
+  // The partial results: one column per thread, each initialized by its
+  // own thread, in shared memory so that the combining thread reads them.
+  std::string fillForall, initForall, combineForall;
+  tileUsingForallMapped(w, fill, lastDimTile(rank, 1), "[#gpu.thread<x>]",
+                        fillForall);
+  w.line(llvm::formatv(
+      "{0}, {1} = transform.structured.bufferize_to_allocation {2} "
+      "{{memory_space = #gpu.address_space<workgroup>, "
+      "bufferize_destination_only} : !transform.any_op",
+      w.fresh("shared"), w.fresh("ops"), fillForall));
+  // The row's result, in shared memory too: every thread reads it after.
+  tileUsingForallMapped(w, init, lastDimTile(rank - 1, 1), "[#gpu.thread<x>]",
+                        initForall);
+  w.line(llvm::formatv(
+      "{0}, {1} = transform.structured.bufferize_to_allocation {2} "
+      "{{memory_space = #gpu.address_space<workgroup>, "
+      "bufferize_destination_only} : !transform.any_op",
+      w.fresh("shared"), w.fresh("ops"), initForall));
+  SmallVector<int64_t> combineTiles = lastDimTile(rank - 1, 1);
+  combineTiles.push_back(0);
+  tileUsingForallMapped(w, combine, combineTiles, "[#gpu.thread<x>]",
+                        combineForall);
+  if (kvec > 0) {
+    SmallVector<std::string> loops;
+    w.tileUsingFor(partial, lastDimTile(rank, kvec), loops);
+  }
 }

@@ -26,7 +26,7 @@ llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
   // gpu.elementwise takes every structured op, so it comes last.
   static const SketchRule *const cudaRules[] = {
       &getGpuSoftmaxRule(), &getGpuReduceRule(), &getGpuTileRule(),
-      &getGpuElementwiseRule()};
+      &getGpuRowNormRule(), &getGpuElementwiseRule()};
   switch (family) {
   case TargetFamily::Cpu:
     return cpuRules;

@@ -26,20 +26,130 @@ int64_t KernelArgument::numElements() const {
   return n;
 }
 
-SmallVector<Operation *> ke::getKernelGroup(Operation *anchor, bool fuse) {
+KernelFusion ke::getKernelFusion(bool isGpuTarget) {
+  return isGpuTarget ? KernelFusion::RowReductions : KernelFusion::Elementwise;
+}
+
+namespace {
+
+/// Row reductions need rows that split into whole warps (32) or wavefronts
+/// (64) for the GPU rules that give a row to a block's threads.
+constexpr int64_t kRowMultiple = 64;
+
+bool hasF32Elements(Type type) { return getElementTypeOrSelf(type).isF32(); }
+
+/// (d0, ..., dn-1) -> (d0, ..., dn-2): how a row's result is read.
+AffineMap getRowMap(unsigned rank, MLIRContext *context) {
+  return AffineMap::getMultiDimIdentityMap(rank, context)
+      .getMajorSubMap(rank - 1);
+}
+
+/// Whether `op` qualifies as a row reduction over `ranges` (see
+/// getRowReductions) in `block`.
+bool isRowReduction(linalg::LinalgOp op, ArrayRef<int64_t> ranges,
+                    Block *block) {
+  unsigned rank = ranges.size();
+  if (op->getBlock() != block || !op.hasPureTensorSemantics() ||
+      op.getNumLoops() != rank || op.getNumDpsInits() != 1 ||
+      op->getNumResults() != 1 || op.getStaticLoopRanges() != ranges ||
+      !llvm::all_of(op->getOperandTypes(), hasF32Elements))
+    return false;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned loop = 0; loop + 1 < rank; ++loop)
+    if (iterators[loop] != utils::IteratorType::parallel)
+      return false;
+  if (iterators.back() != utils::IteratorType::reduction ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isProjectedPermutation(); }))
+    return false;
+  OpOperand *init = op.getDpsInitOperand(0);
+  if (op.getMatchingIndexingMap(init) != getRowMap(rank, op->getContext()))
+    return false;
+  auto fill = init->get().getDefiningOp<linalg::FillOp>();
+  return fill && fill->getBlock() == block && fill->getResult(0).hasOneUse();
+}
+
+} // namespace
+
+SmallVector<Operation *> ke::getRowReductions(Operation *anchor) {
+  auto elementwise = dyn_cast<linalg::LinalgOp>(anchor);
+  if (!elementwise || !linalg::isElementwise(elementwise) ||
+      !elementwise.hasPureTensorSemantics() || anchor->getNumResults() != 1 ||
+      elementwise.getNumLoops() < 2 ||
+      !llvm::all_of(anchor->getOperandTypes(), hasF32Elements))
+    return {};
+  SmallVector<int64_t> ranges = elementwise.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic) ||
+      ranges.back() % kRowMultiple != 0)
+    return {};
+  AffineMap rowMap = getRowMap(ranges.size(), anchor->getContext());
+  llvm::SetVector<Operation *> found;
+  SmallVector<linalg::LinalgOp> readers = {elementwise};
+  while (!readers.empty()) {
+    linalg::LinalgOp reader = readers.pop_back_val();
+    for (OpOperand *operand : reader.getDpsInputOperands()) {
+      auto producer = operand->get().getDefiningOp<linalg::LinalgOp>();
+      if (!producer || producer.getNumReductionLoops() == 0 ||
+          reader.getMatchingIndexingMap(operand) != rowMap)
+        continue; // computed outside the kernel: an input like any other
+      if (!isRowReduction(producer, ranges, anchor->getBlock()))
+        return {};
+      if (found.insert(producer))
+        readers.push_back(producer);
+    }
+  }
+  // Nothing outside the group may see a reduction's result: it only lives
+  // in the kernel's shared memory.
+  for (Operation *reduction : found)
+    for (Operation *user : reduction->getResult(0).getUsers())
+      if (user != anchor && !found.contains(user))
+        return {};
+  SmallVector<Operation *> reductions(found.begin(), found.end());
+  llvm::sort(reductions,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return reductions;
+}
+
+namespace {
+
+/// The fills among the group that produce `op`'s inits, appended to
+/// `group` unless already there.
+void addInitFills(linalg::LinalgOp op, SmallVectorImpl<Operation *> &group) {
+  for (Value init : op.getDpsInits())
+    if (auto fill = init.getDefiningOp<linalg::FillOp>();
+        fill && !llvm::is_contained(group, fill.getOperation()))
+      group.push_back(fill);
+}
+
+} // namespace
+
+SmallVector<Operation *> ke::getKernelGroup(Operation *anchor,
+                                            KernelFusion fusion) {
   SmallVector<Operation *> group;
   auto linalgOp = dyn_cast<linalg::LinalgOp>(anchor);
   bool onTensors = llvm::all_of(anchor->getOperandTypes(), [](Type type) {
     return !isa<MemRefType>(type);
   });
-  if (!fuse || !onTensors || !linalgOp) {
+  if (fusion == KernelFusion::None || !onTensors || !linalgOp) {
     group.push_back(anchor);
     return group;
   }
-  for (Value init : linalgOp.getDpsInits())
-    if (auto fill = init.getDefiningOp<linalg::FillOp>();
-        fill && !llvm::is_contained(group, fill.getOperation()))
-      group.push_back(fill);
+  if (fusion == KernelFusion::RowReductions) {
+    SmallVector<Operation *> reductions = getRowReductions(anchor);
+    if (!reductions.empty()) {
+      for (Operation *reduction : reductions) {
+        addInitFills(cast<linalg::LinalgOp>(reduction), group);
+        group.push_back(reduction);
+      }
+      addInitFills(linalgOp, group);
+      group.push_back(anchor);
+      llvm::sort(group, [](Operation *a, Operation *b) {
+        return a->isBeforeInBlock(b);
+      });
+      return group;
+    }
+  }
+  addInitFills(linalgOp, group);
   group.push_back(anchor);
   if (anchor->getNumResults() != 1 || !anchor->getResult(0).hasOneUse())
     return group;
@@ -63,10 +173,13 @@ SmallVector<Operation *> ke::getKernelGroup(Operation *anchor, bool fuse) {
   return group;
 }
 
-Operation *ke::getFusingAnchor(Operation *op) {
+namespace {
+
+/// The anchor, other than `op`, whose group holds `op` directly.
+Operation *getDirectFusingAnchor(Operation *op, KernelFusion fusion) {
   auto holds = [&](Operation *anchor) {
     return anchor && anchor != op && isWorkloadAnchor(anchor) &&
-           llvm::is_contained(getKernelGroup(anchor), op);
+           llvm::is_contained(getKernelGroup(anchor, fusion), op);
   };
   for (Operation *user : op->getUsers())
     if (holds(user))
@@ -77,13 +190,30 @@ Operation *ke::getFusingAnchor(Operation *op) {
   return nullptr;
 }
 
-FailureOr<KernelModule> ke::buildKernelModule(Operation *anchor, bool fuse) {
+} // namespace
+
+Operation *ke::getFusingAnchor(Operation *op, KernelFusion fusion) {
+  // A fill belongs to a row reduction that belongs to an elementwise
+  // anchor: follow the chain (a few steps; bounded in case two groups ever
+  // held each other).
+  Operation *anchor = getDirectFusingAnchor(op, fusion);
+  for (unsigned step = 0; anchor && step < 4; ++step) {
+    Operation *outer = getDirectFusingAnchor(anchor, fusion);
+    if (!outer || outer == op)
+      break;
+    anchor = outer;
+  }
+  return anchor;
+}
+
+FailureOr<KernelModule> ke::buildKernelModule(Operation *anchor,
+                                              KernelFusion fusion) {
   MLIRContext *context = anchor->getContext();
   context->loadDialect<func::FuncDialect, bufferization::BufferizationDialect,
                        linalg::LinalgDialect>();
   if (!isa<DestinationStyleOpInterface>(anchor) || !isWorkloadAnchor(anchor))
     return anchor->emitError("not a workload anchor");
-  SmallVector<Operation *> group = getKernelGroup(anchor, fuse);
+  SmallVector<Operation *> group = getKernelGroup(anchor, fusion);
   llvm::SmallPtrSet<Operation *, 4> inGroup(group.begin(), group.end());
 
   // The values the group takes from outside, in order of first use; the
@@ -205,8 +335,13 @@ FailureOr<KernelModule> ke::buildKernelModule(Operation *anchor, bool fuse) {
 
   for (Operation *op : group) {
     Operation *clone = builder.clone(*op, mapping);
-    clone->setAttr(op == anchor ? kAnchorAttr
+    // Of the group's other ops, only the row reductions come before the
+    // anchor (an elementwise consumer comes after it).
+    bool isRowReduction = op != anchor && !isa<linalg::FillOp>(op) &&
+                          op->isBeforeInBlock(anchor);
+    clone->setAttr(op == anchor                ? kAnchorAttr
                    : isa<linalg::FillOp>(op) ? kProducerAttr
+                   : isRowReduction          ? kRowReductionAttr
                                              : kConsumerAttr,
                    builder.getUnitAttr());
   }

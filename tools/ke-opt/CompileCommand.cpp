@@ -269,15 +269,17 @@ int compileForGpu(ModuleOp module, const TargetDescription &target,
   }
   std::vector<Workload> workloads;
   collectWorkloads(module, workloads);
-  llvm::erase_if(workloads, [](const Workload &w) {
-    return getFusingAnchor(w.firstOp) != nullptr;
+  llvm::erase_if(workloads, [&](const Workload &w) {
+    return getFusingAnchor(w.firstOp, getKernelFusion(target.isGpu())) !=
+           nullptr;
   });
   if (workloads.empty()) {
     error() << "'" << inputFiles.front() << "' has no workload to compile\n";
     return 1;
   }
   for (auto [index, workload] : llvm::enumerate(workloads)) {
-    FailureOr<KernelModule> kernel = buildKernelModule(workload.firstOp);
+    FailureOr<KernelModule> kernel = buildKernelModule(
+        workload.firstOp, getKernelFusion(target.isGpu()));
     if (failed(kernel))
       return 1;
     Operation *anchor = findKernelAnchor(*kernel->module);

@@ -12,6 +12,7 @@
 
 #include "ke/Schedule/Schedule.h"
 #include "ke/Workload/Kernel.h"
+#include "ke/Workload/Workload.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -73,7 +74,14 @@ int ke::runSketchesCommand() {
   for (const Workload &workload : inputs.workloads) {
     llvm::outs() << "// -----// workload " << workload.key << " "
                  << workload.opName << "\n";
-    FailureOr<KernelModule> kernel = buildKernelModule(workload.firstOp);
+    KernelFusion fusion = getKernelFusion(target->isGpu());
+    if (Operation *fusing = getFusingAnchor(workload.firstOp, fusion)) {
+      llvm::outs() << "// fused into workload " << computeWorkloadKey(fusing)
+                   << "\n";
+      continue;
+    }
+    FailureOr<KernelModule> kernel =
+        buildKernelModule(workload.firstOp, fusion);
     if (failed(kernel)) {
       failedAny = true;
       continue;

@@ -68,6 +68,9 @@ struct EvaluatorOptions {
   double earlyStopFactor = 10;
   /// The CUDA device that GPU targets run on.
   int deviceOrdinal = 0;
+  /// The kernel group measured: GPU evaluators set RowReductions (their
+  /// reference runs the same group on the host).
+  KernelFusion fusion = KernelFusion::Elementwise;
 };
 
 /// Judges schedules for one workload on one target: builds each candidate,

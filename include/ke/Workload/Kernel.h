@@ -6,7 +6,11 @@
 // single function, @kernel, whose arguments are memrefs: one per shaped value
 // the group takes from outside, in order of first use. The anchor carries the
 // unit attribute `ke.anchor`, fused producers `ke.producer` and the consumer
-// `ke.consumer`, so that schedules can match them. On tensors, the function
+// `ke.consumer`, so that schedules can match them. With row fusion (GPU
+// targets), an elementwise anchor also takes the row reductions whose results
+// it reads (a norm's mean and variance, a log-softmax's maximum and sum),
+// each tagged `ke.row_reduction`, with their fills: one kernel then reads
+// each row once instead of once per reduction. On tensors, the function
 // wraps its arguments with bufferization.to_tensor and writes each result
 // into its init buffer with bufferization.materialize_in_destination, so after
 // bufferization the kernel works in place on the caller's buffers. The
@@ -57,25 +61,64 @@ struct KernelModule {
   llvm::SmallVector<KernelArgument> arguments;
 };
 
-/// The ops that go into the kernel of `anchor`: the fills that produce its
-/// inits, the anchor, and its single elementwise consumer when the consumer
-/// reads the anchor's result with an identity map (so a tile of one is a tile
-/// of the other). On memrefs, or with `fuse` false, just the anchor.
-llvm::SmallVector<mlir::Operation *> getKernelGroup(mlir::Operation *anchor,
-                                                    bool fuse = true);
+/// Which neighbours of an anchor join its kernel.
+enum class KernelFusion {
+  /// The anchor alone.
+  None,
+  /// The fills that produce its inits and its single elementwise consumer
+  /// (every target).
+  Elementwise,
+  /// Also, for an elementwise anchor, the row reductions whose results it
+  /// reads, with their fills (getRowReductions). GPU targets: their rules
+  /// give each row a block, the CPU rules have no sketch for such groups.
+  RowReductions,
+};
+
+/// The fusion a target's kernels use: RowReductions for GPU targets.
+KernelFusion getKernelFusion(bool isGpuTarget);
+
+/// The row reductions an elementwise `anchor` reads, directly or through
+/// one another, in program order, when all of them qualify: a linalg op on
+/// tensors in the anchor's block whose last loop alone is a reduction over
+/// a row of the anchor's iteration space (the anchor's rank, read by the
+/// anchor and by one another as (d0, ..., dn-1) -> (d0, ..., dn-2)), with
+/// one f32 init made by a linalg.fill used by nothing else, whose result
+/// only the anchor and the other reductions read. The rows must split into
+/// whole warps or wavefronts (a multiple of 64 elements) and everything be
+/// f32 (16-bit reductions in parallel differ from the sequential reference
+/// more than its tolerance). Empty when there are none or one does not
+/// qualify.
+llvm::SmallVector<mlir::Operation *>
+getRowReductions(mlir::Operation *anchor);
+
+/// The ops that go into the kernel of `anchor`, in program order: with
+/// Elementwise fusion, the fills that produce its inits, the anchor, and its
+/// single elementwise consumer when the consumer reads the anchor's result
+/// with an identity map (so a tile of one is a tile of the other); with
+/// RowReductions, for an elementwise anchor with row reductions
+/// (getRowReductions), the reductions and their fills, the anchor and the
+/// fills of its inits. On memrefs, or with None, just the anchor.
+llvm::SmallVector<mlir::Operation *>
+getKernelGroup(mlir::Operation *anchor,
+               KernelFusion fusion = KernelFusion::Elementwise);
 
 /// The anchor, other than `op`, whose kernel group (getKernelGroup) holds
-/// `op`: the user of a fill that initializes it, or the producer of an
-/// elementwise consumer fused into it. Null when there is none. Such an op
-/// is compiled and tuned as part of that anchor's kernel, not on its own.
-mlir::Operation *getFusingAnchor(mlir::Operation *op);
+/// `op`, followed to the outermost such anchor: the user of a fill that
+/// initializes it, the producer of an elementwise consumer fused into it,
+/// the elementwise reader of a fused row reduction. Null when there is
+/// none. Such an op is compiled and tuned as part of that anchor's kernel,
+/// not on its own.
+mlir::Operation *
+getFusingAnchor(mlir::Operation *op,
+                KernelFusion fusion = KernelFusion::Elementwise);
 
 /// Builds the kernel module of `anchor` (and its group) in `anchor`'s
 /// context. Fails, with a diagnostic at the anchor, for dynamic shapes and
 /// for scalar values that are not constants (the kernel ABI passes buffers
 /// only).
-mlir::FailureOr<KernelModule> buildKernelModule(mlir::Operation *anchor,
-                                                bool fuse = true);
+mlir::FailureOr<KernelModule>
+buildKernelModule(mlir::Operation *anchor,
+                  KernelFusion fusion = KernelFusion::Elementwise);
 
 /// The anchor inside a kernel module (the op with `ke.anchor`).
 mlir::Operation *findKernelAnchor(mlir::ModuleOp module);
@@ -84,6 +127,8 @@ mlir::Operation *findKernelAnchor(mlir::ModuleOp module);
 inline constexpr llvm::StringLiteral kAnchorAttr = "ke.anchor";
 inline constexpr llvm::StringLiteral kProducerAttr = "ke.producer";
 inline constexpr llvm::StringLiteral kConsumerAttr = "ke.consumer";
+/// A row reduction fused into an elementwise anchor's kernel.
+inline constexpr llvm::StringLiteral kRowReductionAttr = "ke.row_reduction";
 
 } // namespace ke
 

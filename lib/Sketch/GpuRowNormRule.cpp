@@ -1,0 +1,249 @@
+//===- GpuRowNormRule.cpp - Norms: a row per block, one read of the row ---===//
+//
+// gpu.rownorm: an elementwise anchor whose kernel holds the row reductions
+// it reads (ke.row_reduction, see getRowReductions in ke/Workload/Kernel.h):
+// a layer norm's mean and variance, an RMS norm's sum of squares, a
+// log-softmax's maximum and sum. Run as separate kernels they read every
+// row once per reduction plus once to normalize; here a block owns a row:
+//   S  tile_using_forall, #gpu.block   one row per block (leading
+//      dimensions other than the row's on y and z); the reductions and
+//      their fills fused into it, latest first (each reads the earlier
+//      ones' results; CSE between fusions merges the slices of a result
+//      that two ops read, so it is computed once)
+//   R  each reduction in program order split over the block's `threads`
+//      threads (emitRowReductionOverThreads: `kvec` elements at a time
+//      into partial results in shared memory, a block-wide combine, the
+//      row's result in shared memory)
+//   S  the elementwise op: each thread its chunk of N/threads elements of
+//      the row, `kvec` at a time.
+// Each thread reads the same chunk of the row in every part, so global
+// memory sees the row about once (the repeats hit L1) and the result
+// written once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuRules.h"
+
+#include "ke/Workload/Kernel.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace ke;
+
+namespace {
+
+struct RowNormShape {
+  SmallVector<int64_t> ranges;
+  unsigned elementBits = 32;
+};
+
+RowNormShape getShape(Operation *anchor) {
+  auto op = cast<linalg::LinalgOp>(anchor);
+  RowNormShape s;
+  s.ranges = op.getStaticLoopRanges();
+  s.elementBits = analyzeGpuLoops(op).elementBits;
+  return s;
+}
+
+/// Threads per block: multiples of the warp dividing the row.
+SmallVector<int64_t> threadChoices(int64_t cols,
+                                   const TargetDescription &target) {
+  SmallVector<int64_t> choices;
+  int64_t warp = target.gpu.warpSize;
+  for (int64_t t = warp;
+       t <= std::min<int64_t>(target.gpu.maxThreadsPerBlock, cols); t *= 2)
+    if (cols % t == 0)
+      choices.push_back(t);
+  return choices;
+}
+
+class GpuRowNormRule final : public SketchRule {
+public:
+  llvm::StringRef getName() const override { return "gpu.rownorm"; }
+
+  bool matches(Operation *anchor,
+               const TargetDescription &target) const override {
+    auto op = dyn_cast<linalg::LinalgOp>(anchor);
+    if (!target.isGpu() || !op || !op.hasPureTensorSemantics() ||
+        findGpuNeighbours(anchor).rowReductions == 0)
+      return false;
+    RowNormShape s = getShape(anchor);
+    if (s.ranges.size() < 2 || s.ranges.size() > 4 ||
+        llvm::any_of(s.ranges, ShapedType::isDynamic))
+      return false;
+    // Leading dimensions other than the rows map to grid y and z.
+    for (size_t d = 0; d + 2 < s.ranges.size(); ++d)
+      if (s.ranges[d] > 65535)
+        return false;
+    return !threadChoices(s.ranges.back(), target).empty();
+  }
+
+  KnobSpace getKnobSpace(Operation *anchor,
+                         const TargetDescription &target) const override {
+    RowNormShape s = getShape(anchor);
+    int64_t cols = s.ranges.back(), vector = vectorElements(s.elementBits);
+    KnobSpace space;
+    Knob threads{"threads", threadChoices(cols, target), 0};
+    // A few 128-bit vectors per thread by default.
+    threads.defaultIndex = nearestChoice(threads.choices, cols / (4 * vector));
+    space.knobs.push_back(threads);
+    Knob kvec{"kvec", {1, 2, 4, 8, 16}, 0};
+    kvec.defaultIndex = nearestChoice(kvec.choices, vector);
+    space.knobs.push_back(kvec);
+    return space;
+  }
+
+  LogicalResult checkLimits(Operation *anchor, const TargetDescription &target,
+                            const KnobAssignment &knobs,
+                            std::string &reason) const override {
+    RowNormShape s = getShape(anchor);
+    int64_t cols = s.ranges.back();
+    int64_t threads = knobs.get("threads", target.gpu.warpSize);
+    int64_t kvec = knobs.get("kvec", 1);
+    if (!llvm::is_contained(threadChoices(cols, target), threads)) {
+      reason = "threads must be a multiple of the warp dividing the row";
+      return failure();
+    }
+    if ((cols / threads) % kvec != 0) {
+      reason = "kvec must divide each thread's chunk of the row";
+      return failure();
+    }
+    // Partial results and row results of every reduction in shared memory.
+    int64_t reductions = findGpuNeighbours(anchor).rowReductions;
+    int64_t bytes = reductions * (threads + 1) * 4;
+    if (uint64_t(bytes) > staticSharedMemoryLimit(target)) {
+      reason = llvm::formatv("{0} bytes of partial results exceed the static "
+                             "shared memory",
+                             bytes);
+      return failure();
+    }
+    return checkBlockLimits(target, {threads, 1, 1},
+                            3 * kvec * s.elementBits / 32 + 24, reason);
+  }
+
+  std::string emitScript(Operation *anchor, const TargetDescription &target,
+                         const KnobAssignment &knobs) const override {
+    auto op = cast<linalg::LinalgOp>(anchor);
+    RowNormShape s = getShape(anchor);
+    unsigned rank = s.ranges.size();
+    int64_t threads = knobs.get("threads", target.gpu.warpSize);
+    int64_t kvec = knobs.get("kvec", 1);
+    int64_t chunk = s.ranges.back() / threads;
+    unsigned count = findGpuNeighbours(anchor).rowReductions;
+
+    ScriptWriter w;
+    w.comment("sketch gpu.rownorm: " + knobs.str());
+    std::string anchorHandle =
+        w.match(anchor->getName().getStringRef(), kAnchorAttr);
+    std::string all = w.match("", kRowReductionAttr);
+    SmallVector<std::string> reductions, fills;
+    for (unsigned i = 0; i < count; ++i)
+      reductions.push_back(w.fresh("reduction"));
+    if (count == 1) {
+      reductions.front() = all;
+    } else {
+      SmallVector<std::string> types(count, "!transform.any_op");
+      w.line(llvm::formatv("{0} = transform.split_handle {1} : "
+                           "(!transform.any_op) -> ({2})",
+                           llvm::join(reductions, ", "), all,
+                           llvm::join(types, ", ")));
+    }
+    // Each reduction's init is its fill (one init, after the inputs).
+    SmallVector<linalg::LinalgOp> payload;
+    anchor->getParentOp()->walk([&](linalg::LinalgOp reduction) {
+      if (reduction->hasAttr(kRowReductionAttr))
+        payload.push_back(reduction);
+    });
+    for (auto [handle, reduction] : llvm::zip(reductions, payload)) {
+      std::string fill = w.fresh("fill");
+      w.line(llvm::formatv("{0} = transform.get_producer_of_operand {1}[{2}] "
+                           ": (!transform.any_op) -> !transform.any_op",
+                           fill, handle, reduction.getNumDpsInputs()));
+      fills.push_back(fill);
+    }
+    std::string anchorFill;
+    if (op.getDpsInits()[0].getDefiningOp<linalg::FillOp>()) {
+      anchorFill = w.fresh("fill");
+      w.line(llvm::formatv("{0} = transform.get_producer_of_operand {1}[{2}] "
+                           ": (!transform.any_op) -> !transform.any_op",
+                           anchorFill, anchorHandle, op.getNumDpsInputs()));
+    }
+
+    w.comment("S: one row per block, the reductions fused into it");
+    SmallVector<int64_t> block(rank, 1);
+    block.back() = 0;
+    SmallVector<std::string> blockIds;
+    for (unsigned d = 0; d + 1 < rank; ++d)
+      blockIds.push_back(mappingAttr("block", d, rank - 1));
+    std::string blockForall;
+    std::string tiled = tileUsingForallMapped(
+        w, anchorHandle, block, "[" + llvm::join(blockIds, ", ") + "]",
+        blockForall);
+    std::string func = w.fresh("func");
+    w.line(func + " = transform.structured.match ops{[\"func.func\"]} in " +
+           "%root : (!transform.any_op) -> !transform.any_op");
+    if (!anchorFill.empty())
+      w.fuseInto(anchorFill, blockForall);
+    for (unsigned i = count; i-- > 0;) {
+      // Slices of an earlier result read by two fused ops become one.
+      w.line("transform.apply_cse to " + func + " : !transform.any_op");
+      w.fuseInto(reductions[i], blockForall);
+      // No CSE after this: the fused fills are alike, and merged they would
+      // make two reductions share one result buffer.
+      w.fuseInto(fills[i], blockForall);
+    }
+
+    for (unsigned i = 0; i < count; ++i) {
+      w.comment(llvm::formatv("R: row reduction {0} over the block's threads",
+                              i));
+      emitRowReductionOverThreads(w, reductions[i], fills[i], "", rank,
+                                  threads, kvec);
+    }
+    w.comment("S: the elementwise op, each thread its chunk of the row");
+    std::string threadForall;
+    std::string perThread = tileUsingForallMapped(
+        w, tiled, lastDimTile(rank, chunk), "[#gpu.thread<x>]", threadForall);
+    if (!anchorFill.empty()) {
+      std::string fillForall;
+      tileUsingForallMapped(w, anchorFill, lastDimTile(rank, chunk),
+                            "[#gpu.thread<x>]", fillForall);
+    }
+    SmallVector<std::string> loops;
+    w.tileUsingFor(perThread, lastDimTile(rank, kvec), loops);
+    emitGpuEpilogue(w, {threads, 1, 1}, /*mapToBlocks=*/true);
+    return w.finish();
+  }
+
+  LoopNestDescription
+  describeLoopNest(Operation *anchor, const TargetDescription &target,
+                   const KnobAssignment &knobs) const override {
+    RowNormShape s = getShape(anchor);
+    unsigned rank = s.ranges.size();
+    int64_t threads = knobs.get("threads", target.gpu.warpSize);
+    int64_t kvec = knobs.get("kvec", 1);
+    LoopNestDescription d;
+    d.ranges = s.ranges;
+    d.reduction.assign(rank, false);
+    d.reduction.back() = true;
+    SmallVector<int64_t> block(rank, 1);
+    block.back() = 0;
+    d.addLevel(TileLevelRole::Threads, block, /*parallel=*/true);
+    d.addLevel(TileLevelRole::Register,
+               lastDimTile(rank, s.ranges.back() / threads),
+               /*parallel=*/true);
+    d.addLevel(TileLevelRole::Inner, lastDimTile(rank, kvec),
+               /*parallel=*/false);
+    d.threads = threads;
+    d.vectorLoop = rank - 1;
+    d.vectorWidth = kvec;
+    return d;
+  }
+};
+
+} // namespace
+
+const SketchRule &ke::getGpuRowNormRule() {
+  static const GpuRowNormRule rule;
+  return rule;
+}

@@ -1,0 +1,14 @@
+// A layer norm on sm_90 is one launch: each block reads its row with v4
+// loads, sums it (block-wide shuffles), sums the squared deviations from
+// the mean (shuffles again), normalizes and stores; no second kernel.
+// RUN: ke-opt compile %S/../Sketch/gpu-rownorm.mlir --target cuda:sm_90 --emit=asm -o - 2>/dev/null | FileCheck %s
+
+// CHECK: .visible .entry kernel_kernel(
+// CHECK: ld.global.v4.b32
+// CHECK: shfl.sync.bfly.b32
+// CHECK: ld.global.v4.b32
+// CHECK: sub.rn.f32
+// CHECK: shfl.sync.bfly.b32
+// CHECK: rsqrt.approx
+// CHECK: st.global.v4.b32
+// CHECK-NOT: .entry
