@@ -4,6 +4,9 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
+#include <limits>
+
 using namespace mlir;
 using namespace ke;
 
@@ -21,9 +24,14 @@ void ke::writeCandidateReport(llvm::raw_ostream &report, ErrorClass error,
                               llvm::StringRef message,
                               const Measurement *measurement,
                               double relativeError, bool earlyStop) {
+  // JSON has no NaN or infinity (llvm::json would write an unparsable
+  // `nan`): a result with either reports null, read back as infinity.
+  llvm::json::Value relative = std::isfinite(relativeError)
+                                 ? llvm::json::Value(relativeError)
+                                 : llvm::json::Value(nullptr);
   llvm::json::Object o{{"error", stringifyErrorClass(error)},
                        {"message", message},
-                       {"relative_error", relativeError},
+                       {"relative_error", std::move(relative)},
                        {"early_stop", earlyStop}};
   if (measurement)
     o["seconds"] = llvm::json::Array(measurement->seconds);
@@ -40,14 +48,19 @@ bool ke::checkAgainstReference(
     double error = relativeL2Error(actual[index], *expected);
     worst = std::max(worst, error);
     if (!(error <= getTolerance(kind))) {
-      writeCandidateReport(
-          report, ErrorClass::WrongResult,
-          llvm::formatv("relative L2 error {0:e} in output #{1} exceeds the "
-                        "{2} tolerance {3:e}",
-                        error, index, stringifyElementKind(kind),
-                        getTolerance(kind))
-              .str(),
-          nullptr, error);
+      std::string message =
+          std::isfinite(error)
+              ? llvm::formatv("relative L2 error {0:e} in output #{1} exceeds "
+                              "the {2} tolerance {3:e}",
+                              error, index, stringifyElementKind(kind),
+                              getTolerance(kind))
+                    .str()
+              : llvm::formatv("output #{0} holds NaN or infinity (elements "
+                              "not written, or computed out of range)",
+                              index)
+                    .str();
+      writeCandidateReport(report, ErrorClass::WrongResult, message, nullptr,
+                           error);
       return false;
     }
   }
@@ -76,7 +89,11 @@ CandidateRecord ke::readCandidateReport(const ChildResult &child,
   record.error = parseErrorClass(report->getString("error").value_or("crash"))
                      .value_or(ErrorClass::Crash);
   record.message = report->getString("message").value_or("").str();
-  record.relativeError = report->getNumber("relative_error").value_or(0);
+  const llvm::json::Value *relativeError = report->get("relative_error");
+  record.relativeError =
+      relativeError && relativeError->getAsNull()
+          ? std::numeric_limits<double>::infinity()
+          : report->getNumber("relative_error").value_or(0);
   record.earlyStop = report->getBoolean("early_stop").value_or(false);
   if (const llvm::json::Array *seconds = report->getArray("seconds")) {
     for (const llvm::json::Value &s : *seconds)

@@ -194,6 +194,11 @@ public:
       w.fuseInto(fills[i], blockForall);
     }
 
+    // The fused fills write slices of a tensor.empty: as empty tensors of
+    // their own, their shared-memory copies start without a copy-in.
+    w.line("transform.apply_patterns to " + func + " {");
+    w.line("  transform.apply_patterns.tensor.fold_tensor_empty");
+    w.line("} : !transform.any_op");
     for (unsigned i = 0; i < count; ++i) {
       w.comment(llvm::formatv("R: row reduction {0} over the block's threads",
                               i));

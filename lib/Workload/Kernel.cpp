@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -220,10 +221,27 @@ FailureOr<KernelModule> ke::buildKernelModule(Operation *anchor,
   // results the group gives back (those of its ops that no group op uses).
   llvm::SetVector<Value> external;
   llvm::SetVector<Value> captured; // scalars and values used inside bodies
+  // The tensor.empty destinations of row reductions' fills travel with the
+  // group: the reductions' results never leave the kernel, so a buffer
+  // argument would only be scratch whose (undefined) contents a schedule
+  // might copy in before the fill.
+  llvm::SmallPtrSet<Value, 4> internalEmpties;
+  for (Operation *op : group)
+    if (auto fill = dyn_cast<linalg::FillOp>(op))
+      if (fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>() &&
+          llvm::all_of(fill->getUsers(), [&](Operation *user) {
+            return user != anchor && inGroup.contains(user) &&
+                   user->isBeforeInBlock(anchor);
+          }))
+        internalEmpties.insert(fill.getOutputs()[0]);
   for (Operation *op : group) {
     for (Value operand : op->getOperands()) {
       if (inGroup.contains(operand.getDefiningOp()))
         continue;
+      if (internalEmpties.contains(operand)) {
+        captured.insert(operand);
+        continue;
+      }
       if (auto shaped = dyn_cast<ShapedType>(operand.getType())) {
         if (!shaped.hasStaticShape())
           return anchor->emitError("operand of shape ")
@@ -327,7 +345,8 @@ FailureOr<KernelModule> ke::buildKernelModule(Operation *anchor,
   for (Value value : captured) {
     if (mapping.contains(value) || inGroup.contains(value.getDefiningOp()))
       continue;
-    if (!matchPattern(value, m_Constant()))
+    if (!matchPattern(value, m_Constant()) &&
+        !internalEmpties.contains(value))
       return anchor->emitError("the op uses a scalar defined outside it that "
                                "is not a constant; kernels take buffers only");
     mapping.map(value, builder.clone(*value.getDefiningOp())->getResult(0));

@@ -4,6 +4,11 @@
 
 #include "ke/Search/Evaluator.h"
 
+#include "../../lib/Search/CandidateReport.h"
+
+#include <cmath>
+#include <limits>
+
 using namespace ke;
 using ke::testing::FixedScriptRule;
 using ke::testing::IRTest;
@@ -120,6 +125,24 @@ func.func @f(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4xf32> {
   EXPECT_NE(message.find("is dynamic; kernels need static shapes"),
             std::string::npos)
       << message;
+}
+
+} // namespace
+
+namespace {
+
+// A result full of NaN has no relative error JSON can carry: the child's
+// report must still parse, as a wrong result, not as a crash.
+TEST(CandidateReportTest, NaNResultIsAWrongResultNotACrash) {
+  ChildResult child;
+  llvm::raw_string_ostream report(child.report);
+  writeCandidateReport(report, ErrorClass::WrongResult, "output #0 holds NaN",
+                       nullptr, std::numeric_limits<double>::quiet_NaN());
+  report.flush();
+  CandidateRecord record = readCandidateReport(child, nullptr);
+  EXPECT_EQ(record.error, ErrorClass::WrongResult);
+  EXPECT_EQ(record.message, "output #0 holds NaN");
+  EXPECT_TRUE(std::isinf(record.relativeError));
 }
 
 } // namespace

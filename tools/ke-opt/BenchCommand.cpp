@@ -17,6 +17,8 @@
 #include "ke/Codegen/CpuPipeline.h"
 #include "ke/Database/Database.h"
 #include "ke/Search/Evaluator.h"
+#include "ke/Workload/Kernel.h"
+#include "ke/Workload/Workload.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/FileSystem.h"
@@ -216,6 +218,14 @@ int ke::runBenchCommand() {
     llvm::json::Object row{{"key", workload.key}, {"op", workload.opName}};
     if (workload.flops)
       row["flops"] = *workload.flops;
+    // Measured (and applied) as part of another workload's kernel, as in
+    // `ke-opt tune`.
+    if (Operation *fusing = getFusingAnchor(
+            workload.firstOp, getKernelFusion(target->isGpu()))) {
+      row["fused_into"] = computeWorkloadKey(fusing);
+      results.push_back(std::move(row));
+      continue;
+    }
     llvm::errs() << "[ke] bench " << workload.opName << " (" << workload.key
                  << ")\n";
     FailureOr<std::unique_ptr<Evaluator>> evaluator =
