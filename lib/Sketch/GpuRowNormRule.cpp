@@ -216,7 +216,8 @@ public:
     }
     SmallVector<std::string> loops;
     w.tileUsingFor(perThread, lastDimTile(rank, kvec), loops);
-    emitGpuEpilogue(w, {threads, 1, 1}, /*mapToBlocks=*/true);
+    emitGpuEpilogue(w, {threads, 1, 1}, /*mapToBlocks=*/true,
+                    /*eliminateBarriers=*/true);
     return w.finish();
   }
 

@@ -110,9 +110,12 @@ llvm::SmallVector<int64_t> mapToResult(mlir::linalg::LinalgOp op,
 
 /// Vectorizes the function, bufferizes it and maps its block forall(s) to a
 /// gpu.launch with `dims` threads (no launch when `mapToBlocks` is false:
-/// the pipeline then runs the function on one thread).
+/// the pipeline then runs the function on one thread). With
+/// `eliminateBarriers`, the barriers that order no conflicting accesses
+/// are removed after the mapping (transform.apply_patterns.gpu.
+/// eliminate_barriers).
 void emitGpuEpilogue(ScriptWriter &w, std::array<int64_t, 3> dims,
-                     bool mapToBlocks);
+                     bool mapToBlocks, bool eliminateBarriers = false);
 
 /// The fused neighbours of a kernel's anchor (see ke/Workload/Kernel.h).
 struct GpuNeighbours {

@@ -139,7 +139,8 @@ std::string emitBlockPerRowScript(const SoftmaxShape &s,
   w.comment("R: the row maximum over the block's threads");
   emitRowReductionOverThreads(w, max, maxInit, "", rank, threads,
                               /*kvec=*/0);
-  emitGpuEpilogue(w, {threads, 1, 1}, /*mapToBlocks=*/true);
+  emitGpuEpilogue(w, {threads, 1, 1}, /*mapToBlocks=*/true,
+                  /*eliminateBarriers=*/true);
   return w.finish();
 }
 

@@ -150,7 +150,7 @@ SmallVector<int64_t> ke::mapToResult(linalg::LinalgOp op,
 }
 
 void ke::emitGpuEpilogue(ScriptWriter &w, std::array<int64_t, 3> dims,
-                         bool mapToBlocks) {
+                         bool mapToBlocks, bool eliminateBarriers) {
   w.comment("vectorize the static per-thread tiles and lower the vector ops");
   w.vectorizeFunction(
       {"vector.lower_contraction lowering_strategy = \"outerproduct\"",
@@ -174,6 +174,19 @@ void ke::emitGpuEpilogue(ScriptWriter &w, std::array<int64_t, 3> dims,
                        "block_dims = [{2}, {3}, {4}] : (!transform.any_op) -> "
                        "!transform.any_op",
                        w.fresh("launch"), launch, dims[0], dims[1], dims[2]));
+  if (!eliminateBarriers)
+    return;
+  // map_nested_forall_to_threads puts a barrier after every thread forall;
+  // many only separate a thread's accesses from its own (a partial result's
+  // init and update) or from memory nobody touches until the next barrier.
+  // Upstream's barrier elimination keeps each barrier that orders a
+  // conflicting pair of accesses not ordered by another one.
+  std::string kernelFunc = w.fresh("func");
+  w.line(kernelFunc + " = transform.structured.match ops{[\"func.func\"]} in "
+                      "%root : (!transform.any_op) -> !transform.any_op");
+  w.line("transform.apply_patterns to " + kernelFunc + " {");
+  w.line("  transform.apply_patterns.gpu.eliminate_barriers");
+  w.line("} : !transform.any_op");
 }
 
 GpuNeighbours ke::findGpuNeighbours(Operation *anchor) {
