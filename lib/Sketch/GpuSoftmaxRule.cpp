@@ -124,10 +124,12 @@ std::string emitBlockPerRowScript(const SoftmaxShape &s,
 
   // The normalization first: the subtract-exp fused into it is a copy (the
   // sum still uses the original), which the sum's loop then takes over.
-  w.comment("normalize: each thread its chunk, the exponentials recomputed");
-  std::string divForall;
-  tileUsingForallMapped(w, div, lastDimTile(rank, chunk), "[#gpu.thread<x>]",
-                        divForall);
+  w.comment("normalize: interleaved over the threads (coalesced stores), "
+            "the exponentials recomputed");
+  int64_t vec = knobs.get("nvec", vectorElements(s.elementBits));
+  std::string loop, divForall;
+  tileRowInterleaved(w, div, rank, threads, vec, loop, divForall);
+  w.fuseInto(exp, loop);
   w.fuseInto(exp, divForall);
   std::string numerator = w.fresh("exp");
   w.line(numerator + " = transform.get_producer_of_operand " + sum +
@@ -183,6 +185,12 @@ public:
       threads.defaultIndex = nearestChoice(
           threads.choices, cols / (4 * vectorElements(s.elementBits)));
       space.knobs.push_back(threads);
+      // Adjacent elements per thread in each interleaved step of the
+      // normalization.
+      Knob nvec{"nvec", {1, 2, 4, 8}, 0};
+      nvec.defaultIndex =
+          nearestChoice(nvec.choices, vectorElements(s.elementBits));
+      space.knobs.push_back(nvec);
       return space;
     }
     // Rows per block = threads per block (one row each): up to 8 warps.
@@ -226,6 +234,10 @@ public:
         return failure();
       }
       int64_t chunk = s.shape.back() / threads;
+      if (chunk % knobs.get("nvec", 1) != 0) {
+        reason = "nvec must divide each thread's share of the row";
+        return failure();
+      }
       return checkBlockLimits(target, {threads, 1, 1},
                               2 * chunk * s.elementBits / 32 + 24, reason);
     }

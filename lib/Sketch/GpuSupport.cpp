@@ -202,6 +202,20 @@ GpuNeighbours ke::findGpuNeighbours(Operation *anchor) {
   return n;
 }
 
+std::string ke::tileRowInterleaved(ScriptWriter &w, const std::string &op,
+                                   unsigned rank, int64_t threads,
+                                   int64_t vec, std::string &loop,
+                                   std::string &forall) {
+  SmallVector<std::string> loops;
+  std::string stepped =
+      w.tileUsingFor(op, lastDimTile(rank, threads * vec), loops);
+  loop = w.fresh("loop");
+  w.line(loop + " = transform.cast " + loops.front() +
+         " : !transform.op<\"scf.for\"> to !transform.any_op");
+  return tileUsingForallMapped(w, stepped, lastDimTile(rank, vec),
+                               "[#gpu.thread<x>]", forall);
+}
+
 SmallVector<int64_t> ke::lastDimTile(unsigned rank, int64_t size) {
   SmallVector<int64_t> tiles(rank, 0);
   tiles.back() = size;

@@ -36,8 +36,9 @@
 // CHECK: tile_using_for {{.*}} tile_sizes [0, 4]
 // CHECK: tile_reduction_using_forall {{.*}} by num_threads = [0, 32] mapping = [#gpu.thread<x>]
 // CHECK: S: the elementwise op
-// CHECK-NEXT: tile_using_forall {{.*}} tile_sizes [0, 8] (mapping = [#gpu.thread<x>])
-// CHECK-NEXT: tile_using_for {{.*}} tile_sizes [0, 4]
+// CHECK-NEXT: tile_using_for {{.*}} tile_sizes [0, 128]
+// CHECK-NEXT: transform.cast
+// CHECK-NEXT: tile_using_forall {{.*}} tile_sizes [0, 4] (mapping = [#gpu.thread<x>])
 // CHECK: map_nested_forall_to_threads {{.*}} block_dims = [32, 1, 1]
 
 // CPU: // -----// workload {{[0-9a-f]+}} linalg.generic
@@ -51,6 +52,7 @@
 // KNOBS: sketch gpu.rownorm: threads=64 kvec=8
 // KNOBS: num_threads = [0, 64]
 // KNOBS: tile_using_for {{.*}} tile_sizes [0, 8]
+// KNOBS: tile_using_for {{.*}} tile_sizes [0, 512]
 // KNOBS: block_dims = [64, 1, 1]
 
 // LIMITS: // sketch gpu.rownorm
