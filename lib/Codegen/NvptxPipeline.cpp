@@ -10,6 +10,7 @@
 
 #include "ExternalTool.h"
 #include "GpuLaunches.h"
+#include "GpuBarriers.h"
 #include "GpuReductions.h"
 
 #include "ke/Codegen/RocdlPipeline.h"
@@ -749,6 +750,7 @@ ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
       failed(lowerVectorTransfers(kernel)))
     return failure();
   combinePartialsWithAllReduce(kernel);
+  hoistBarriersOutOfStreamingLoops(kernel);
   bool rocmTarget = target.family == TargetFamily::Rocm;
   if (!rocmTarget)
     annotateVectorAlignment(kernel);

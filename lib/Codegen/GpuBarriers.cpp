@@ -1,0 +1,81 @@
+//===- GpuBarriers.cpp - Barriers that streaming loops do not need --------===//
+//
+// See GpuBarriers.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuBarriers.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+
+namespace {
+
+bool isWorkgroupMemory(Type type) {
+  auto memref = dyn_cast<BaseMemRefType>(type);
+  if (!memref)
+    return false;
+  auto space =
+      dyn_cast_if_present<gpu::AddressSpaceAttr>(memref.getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
+/// Whether `op` (and what it holds) may write workgroup memory, or has
+/// effects this analysis cannot see (calls, unknown ops). Barriers count as
+/// neither: they are what gets moved.
+bool mayWriteWorkgroup(Operation *op) {
+  bool may = false;
+  op->walk([&](Operation *inner) {
+    if (isa<gpu::BarrierOp>(inner) ||
+        inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance();
+    auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+    if (!effects) {
+      may = true; // unknown effects
+      return WalkResult::interrupt();
+    }
+    SmallVector<MemoryEffects::EffectInstance> list;
+    effects.getEffects(list);
+    for (const MemoryEffects::EffectInstance &effect : list) {
+      if (!isa<MemoryEffects::Write, MemoryEffects::Free>(effect.getEffect()))
+        continue;
+      Value value = effect.getValue();
+      // A write with no value named could be anywhere.
+      if (!value || isWorkgroupMemory(value.getType())) {
+        may = true;
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return may;
+}
+
+} // namespace
+
+unsigned ke::hoistBarriersOutOfStreamingLoops(ModuleOp module) {
+  unsigned erased = 0;
+  SmallVector<scf::ForOp> loops;
+  module.walk([&](gpu::GPUFuncOp kernel) {
+    kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+  });
+  // Inner loops first: an inner loop's barrier moved after it may then
+  // leave the outer loop's body.
+  for (scf::ForOp loop : loops) {
+    Block *body = loop.getBody();
+    SmallVector<gpu::BarrierOp> barriers(body->getOps<gpu::BarrierOp>());
+    if (barriers.empty() || mayWriteWorkgroup(loop))
+      continue;
+    for (gpu::BarrierOp barrier : barriers)
+      barrier.erase();
+    erased += barriers.size();
+    OpBuilder b(loop->getContext());
+    b.setInsertionPointAfter(loop);
+    gpu::BarrierOp::create(b, loop.getLoc());
+  }
+  return erased;
+}
