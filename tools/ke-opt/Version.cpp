@@ -3,6 +3,7 @@
 #include "Subcommands.h"
 
 #include "ke/Config.h"
+#include "ke/Revision.h"
 #include "ke/InitAll/InitAll.h"
 
 #include "llvm/ADT/StringExtras.h"
