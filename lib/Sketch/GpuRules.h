@@ -134,9 +134,9 @@ llvm::SmallVector<int64_t> lastDimTile(unsigned rank, int64_t size);
 /// (`loop`), in it a forall on #gpu.thread<x> (`forall`) giving thread t
 /// elements [t * vec, (t + 1) * vec) of the step. A warp's accesses are
 /// then adjacent: on an H200, a block-per-row softmax that gives each
-/// thread a contiguous chunk of the row instead ran at 72% of the copy
-/// bandwidth, interleaved at 100% (hand-written CUDA, 2026-11-21). Returns
-/// the per-thread op.
+/// thread a contiguous chunk of the row instead ran at 73% of the copy
+/// bandwidth, interleaved at 100% (benchmarks/gpu/softmax_layout.cu,
+/// 2026-11-21). Returns the per-thread op.
 std::string tileRowInterleaved(ScriptWriter &w, const std::string &op,
                                unsigned rank, int64_t threads, int64_t vec,
                                std::string &loop, std::string &forall);
