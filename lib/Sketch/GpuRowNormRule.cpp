@@ -89,8 +89,13 @@ public:
     // A few 128-bit vectors per thread by default.
     threads.defaultIndex = nearestChoice(threads.choices, cols / (4 * vector));
     space.knobs.push_back(threads);
+    // By default a 128-bit vector, or less when the default thread count
+    // leaves each thread fewer elements (wave64 on short rows).
     Knob kvec{"kvec", {1, 2, 4, 8, 16}, 0};
-    kvec.defaultIndex = nearestChoice(kvec.choices, vector);
+    int64_t chunk = cols / threads.choices[threads.defaultIndex];
+    for (auto [index, v] : llvm::enumerate(kvec.choices))
+      if (v <= vector && chunk % v == 0)
+        kvec.defaultIndex = index;
     space.knobs.push_back(kvec);
     return space;
   }

@@ -187,9 +187,13 @@ public:
       space.knobs.push_back(threads);
       // Adjacent elements per thread in each interleaved step of the
       // normalization.
+      // By default a 128-bit vector, or less when the default thread count
+      // leaves each thread fewer elements (wave64 on short rows).
       Knob nvec{"nvec", {1, 2, 4, 8}, 0};
-      nvec.defaultIndex =
-          nearestChoice(nvec.choices, vectorElements(s.elementBits));
+      int64_t chunk = cols / threads.choices[threads.defaultIndex];
+      for (auto [index, v] : llvm::enumerate(nvec.choices))
+        if (v <= vectorElements(s.elementBits) && chunk % v == 0)
+          nvec.defaultIndex = index;
       space.knobs.push_back(nvec);
       return space;
     }
