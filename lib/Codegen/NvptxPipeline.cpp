@@ -423,14 +423,66 @@ void annotateVectorAlignment(ModuleOp module) {
 /// (A memref.assume_alignment does not survive: expand-strided-metadata
 /// looks through it and the unused assumption is erased.)
 ///
-/// The pointers the kernel uses are also `llvm.noalias`: a kernel's buffer
-/// arguments do not overlap (ke's kernel ABI, docs/compile.md), and of a
-/// descriptor only the aligned pointer is used. With noalias, LLVM knows a
-/// barrier cannot change a buffer (it never escapes), so a thread's second
-/// and third read of a row (softmax: max, sum, normalization) reuse the
-/// registers of the first instead of going back to L1/L2, and read-only
-/// buffers load through the non-coherent cache (ld.global.nc), as nvcc
-/// does for `const __restrict__` pointers.
+/// The pointers the kernel only reads through are also `llvm.noalias`: a
+/// kernel's buffer arguments do not overlap (ke's kernel ABI,
+/// docs/compile.md), and of a descriptor only the aligned pointer is used.
+/// LLVM then knows that neither a barrier nor the kernel's stores change
+/// such a buffer, so a thread's second and third read of a row (softmax:
+/// max, sum, normalization) reuse the registers of the first instead of
+/// going back to L1/L2, and the loads go through the non-coherent cache
+/// (ld.global.nc), as nvcc does for `const __restrict__` pointers. Written
+/// buffers stay as they were: noalias on them let LLVM keep more values in
+/// registers across a matmul's stages, which spilled (ptxas-small).
+/// Whether `pointer` is loaded through and never stored through: followed
+/// through GEPs, casts and the memref descriptor structs the lowering
+/// builds (insertvalue, extractvalue at the same position); any other use
+/// counts as a store.
+bool isReadOnlyPointer(Value pointer) {
+  if (pointer.use_empty())
+    return false;
+  // A pointer, or a struct holding it at `position`.
+  struct Item {
+    Value value;
+    SmallVector<int64_t> position;
+  };
+  SmallVector<Item> worklist = {{pointer, {}}};
+  while (!worklist.empty()) {
+    Item item = worklist.pop_back_val();
+    for (OpOperand &use : item.value.getUses()) {
+      Operation *user = use.getOwner();
+      if (item.position.empty()) {
+        if (isa<LLVM::LoadOp>(user))
+          continue;
+        if (isa<LLVM::GEPOp, LLVM::AddrSpaceCastOp, LLVM::BitcastOp>(user)) {
+          worklist.push_back({user->getResult(0), {}});
+          continue;
+        }
+        if (auto insert = dyn_cast<LLVM::InsertValueOp>(user);
+            insert && insert.getValue() == item.value) {
+          worklist.push_back({insert.getResult(),
+                              llvm::to_vector(insert.getPosition())});
+          continue;
+        }
+        return false;
+      }
+      if (auto insert = dyn_cast<LLVM::InsertValueOp>(user);
+          insert && insert.getContainer() == item.value &&
+          insert.getValue() != item.value) {
+        if (insert.getPosition() != ArrayRef<int64_t>(item.position))
+          worklist.push_back({insert.getResult(), item.position});
+        continue;
+      }
+      if (auto extract = dyn_cast<LLVM::ExtractValueOp>(user)) {
+        if (extract.getPosition() == ArrayRef<int64_t>(item.position))
+          worklist.push_back({extract.getResult(), {}});
+        continue;
+      }
+      return false;
+    }
+  }
+  return true;
+}
+
 void annotateKernelPointerAlignment(ModuleOp module) {
   module.walk([](LLVM::LLVMFuncOp func) {
     if (func.isExternal() || !func->getParentOfType<gpu::GPUModuleOp>() ||
@@ -446,7 +498,7 @@ void annotateKernelPointerAlignment(ModuleOp module) {
         continue;
       func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
                       builder.getI64IntegerAttr(kKernelBufferAlignment));
-      if (!func.getArgument(i).use_empty())
+      if (isReadOnlyPointer(func.getArgument(i)))
         func.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
                         builder.getUnitAttr());
     }

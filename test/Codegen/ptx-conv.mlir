@@ -7,12 +7,12 @@
 // channel loops and is written once with 128-bit stores.
 // RUN: ke-opt compile %s --target cuda:sm_90 --emit=asm -o - 2>/dev/null | FileCheck %s
 // RUN: ke-opt compile %s --target cuda:sm_90 --emit=asm -o - 2>/dev/null | FileCheck %s --check-prefix=SCALAR
-// SCALAR-NOT: ld.global.b32
+// SCALAR-NOT: ld.global{{(.nc)?}}.b32
 // SCALAR-NOT: st.global.b32
 
 // CHECK: .visible .entry kernel_kernel(
 // CHECK: [[LOOP:\$L__BB[0-9_]+]]:
-// CHECK: ld.global.v4.b32
+// CHECK: ld.global{{(.nc)?}}.v4.b32
 // CHECK: fma.rn.f32
 // CHECK-NOT: st.global
 // CHECK: bra{{.*}}[[LOOP]]

@@ -8,7 +8,7 @@
 
 // CHECK-LABEL: .visible .entry kernel_kernel(
 // CHECK: .param .u64 .ptr .align 16
-// CHECK: ld.global.v4.b32
+// CHECK: ld.global{{(.nc)?}}.v4.b32
 // CHECK: max.NaN.f32
 // CHECK: st.global.v4.b32
 func.func @relu_chain(%x: tensor<64x96xf32>) -> tensor<64x96xf32> {

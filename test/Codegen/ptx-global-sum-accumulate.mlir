@@ -7,7 +7,7 @@
 // CHECK: shfl.sync.bfly.b32
 // CHECK: .visible .entry kernel_kernel_0(
 // CHECK: shfl.sync.bfly.b32
-// CHECK: ld.global.b32
+// CHECK: ld.global{{(.nc)?}}.b32
 // CHECK-NEXT: add.rn.f32
 // CHECK-NEXT: st.global.b32
 // CHECK-NOT: .entry

@@ -8,12 +8,12 @@
 // RUN: ke-opt compile %s --target cuda:sm_90 --emit=asm -o - 2>/dev/null | FileCheck %s
 
 // CHECK: .visible .entry kernel_kernel(
-// CHECK: ld.global.v4.b32
+// CHECK: ld.global{{(.nc)?}}.v4.b32
 // CHECK: shfl.sync.bfly.b32
 // CHECK: st.global.b32
 // CHECK: .visible .entry kernel_kernel_0(
 // CHECK: .maxntid 256, 1, 1
-// CHECK: ld.global.b32
+// CHECK: ld.global{{(.nc)?}}.b32
 // CHECK: shfl.sync.bfly.b32
 // CHECK: bar.sync
 // CHECK: st.global.b32

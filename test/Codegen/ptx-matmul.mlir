@@ -1,11 +1,12 @@
 // The default CUDA schedule of a matmul lowers to sm_90 PTX: one kernel,
-// inputs staged through shared memory with 128-bit global loads and shared
+// inputs staged through shared memory with 128-bit global loads (non-
+// coherent: read-only, noalias buffers; the output tile a plain load) and shared
 // stores and loads, barriers between the stages, FMAs on the register tile,
 // which stays in registers across the stages (the output tile is read once
 // before the stage loop and written once after it).
 // RUN: ke-opt compile %s --target cuda:sm_90 --emit=asm -o - 2>/dev/null | FileCheck %s
 // RUN: ke-opt compile %s --target cuda:sm_90 --emit=asm -o - 2>/dev/null | FileCheck %s --check-prefix=SCALAR
-// SCALAR-NOT: ld.global.b32
+// SCALAR-NOT: ld.global{{(.nc)?}}.b32
 // SCALAR-NOT: st.global.b32
 
 // CHECK: .target sm_90
@@ -14,7 +15,8 @@
 // CHECK: .shared .align {{[0-9]+}} .b8 __wg_kernel_kernel_1[4096]
 // CHECK: ld.global.v4.b32
 // CHECK: [[LOOP:\$L__BB[0-9_]+]]:
-// CHECK: ld.global.v4.b32
+// CHECK: ld.global.nc.v4.b32
+// CHECK: ld.global.nc.v4.b32
 // CHECK: st.shared.v4.b32
 // CHECK: bar.sync
 // CHECK: ld.shared.v4.b32

@@ -5,7 +5,7 @@
 // RUN: ke-opt compile %s --target cuda:sm_90 --emit=asm -o - 2>/dev/null | FileCheck %s
 
 // CHECK: .visible .entry kernel_kernel(
-// CHECK: ld.global.v4.b32
+// CHECK: ld.global{{(.nc)?}}.v4.b32
 // CHECK: mul.rn.f32
 // CHECK: add.rn.f32
 // CHECK: st.shared

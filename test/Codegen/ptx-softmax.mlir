@@ -7,7 +7,7 @@
 
 // CHECK: .target sm_90
 // CHECK-LABEL: .visible .entry kernel_kernel(
-// CHECK-DAG: ld.global.v4.b32
+// CHECK-DAG: ld.global{{(.nc)?}}.v4.b32
 // CHECK-DAG: max.f32
 // CHECK-DAG: shfl.sync.bfly.b32
 // CHECK-DAG: ex2.approx
