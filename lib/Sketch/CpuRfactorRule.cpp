@@ -155,15 +155,9 @@ public:
     ScriptWriter w;
     w.comment("sketch cpu.rfactor: " + knobs.str());
     std::string target0 = w.match(anchor->getName().getStringRef(), kAnchorAttr);
-    std::string fill = w.fresh("fill"), partial = w.fresh("partial"),
-                combine = w.fresh("combine"), forall = w.fresh("forall");
     w.comment("R: `split` partial reductions in parallel, then one combine");
-    w.line(llvm::formatv(
-        "{0}, {1}, {2}, {3} = transform.structured.tile_reduction_using_forall "
-        "{4} by num_threads = {5} : (!transform.any_op) -> (!transform.any_op, "
-        "!transform.any_op, !transform.any_op, !transform.any_op)",
-        fill, partial, combine, forall, target0,
-        ScriptWriter::list(sizes.threads)));
+    auto [fill, partial, combine, forall] =
+        w.tileReductionUsingForall(target0, sizes.threads);
 
     w.comment("S/R: vector tiles of each partial reduction");
     SmallVector<std::string> loops;

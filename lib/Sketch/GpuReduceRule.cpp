@@ -172,21 +172,11 @@ std::string emitGlobalScript(linalg::LinalgOp op,
   std::string forall;
   split = tileUsingForallMapped(w, split, {1, 0}, "[#gpu.block<x>]", forall);
   w.fuseInto(fill, forall);
-  std::string rfill = w.fresh("fill"), partial = w.fresh("partial"),
-              combine = w.fresh("combine"), threads = w.fresh("forall");
-  w.line(llvm::formatv(
-      "{0}, {1}, {2}, {3} = transform.structured.tile_reduction_using_forall "
-      "{4} by num_threads = [0, {5}] mapping = [#gpu.thread<x>] : "
-      "(!transform.any_op) -> (!transform.any_op, !transform.any_op, "
-      "!transform.any_op, !transform.any_op)",
-      rfill, partial, combine, threads, split, g.threads));
+  auto [rfill, partial, combine, threads] = w.tileReductionUsingForall(
+      split, {0, g.threads}, "[#gpu.thread<x>]");
   std::string fillForall, combineForall, fillThread;
   tileUsingForallMapped(w, rfill, {0, 1}, "[#gpu.thread<x>]", fillForall);
-  w.line(llvm::formatv(
-      "{0}, {1} = transform.structured.bufferize_to_allocation {2} "
-      "{{memory_space = #gpu.address_space<workgroup>, "
-      "bufferize_destination_only} : !transform.any_op",
-      w.fresh("shared"), w.fresh("ops"), fillForall));
+  w.bufferizeDestination(fillForall, kWorkgroup);
   tileUsingForallMapped(w, combine, {1, 0}, "[#gpu.thread<x>]",
                         combineForall);
   tileUsingForallMapped(w, fill, {1}, "[#gpu.thread<x>]", fillThread);
@@ -324,17 +314,10 @@ public:
       w.fuseInto(producers, forall);
 
     w.comment("R: the reduction split across the block's threads");
-    std::string fill = w.fresh("fill"), partial = w.fresh("partial"),
-                combine = w.fresh("combine"), threads = w.fresh("forall");
     SmallVector<int64_t> numThreads(n, 0);
     numThreads[s.k] = s.threads;
-    w.line(llvm::formatv(
-        "{0}, {1}, {2}, {3} = transform.structured.tile_reduction_using_forall "
-        "{4} by num_threads = {5} mapping = [#gpu.thread<x>] : "
-        "(!transform.any_op) -> (!transform.any_op, !transform.any_op, "
-        "!transform.any_op, !transform.any_op)",
-        fill, partial, combine, threads, current,
-        ScriptWriter::list(numThreads)));
+    auto [fill, partial, combine, threads] = w.tileReductionUsingForall(
+        current, numThreads, "[#gpu.thread<x>]");
     // The partial results: [rows..., threads], one column per thread, each
     // initialized by its own thread (no race with the others' writes), in
     // shared memory so that the combining threads read them.
@@ -343,11 +326,7 @@ public:
     column.back() = 1;
     std::string fillForall;
     tileUsingForallMapped(w, fill, column, "[#gpu.thread<x>]", fillForall);
-    w.line(llvm::formatv(
-        "{0}, {1} = transform.structured.bufferize_to_allocation {2} "
-        "{{memory_space = #gpu.address_space<workgroup>, "
-        "bufferize_destination_only} : !transform.any_op",
-        w.fresh("shared"), w.fresh("ops"), fillForall));
+    w.bufferizeDestination(fillForall, kWorkgroup);
     // One thread per row combines (and, before, initializes) the output.
     SmallVector<unsigned> rowLoops;
     SmallVector<int64_t> rowTiles = mapToResult(op, rowTilesOf(loops), &rowLoops);

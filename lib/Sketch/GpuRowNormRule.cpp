@@ -47,18 +47,6 @@ RowNormShape getShape(Operation *anchor) {
   return s;
 }
 
-/// Threads per block: multiples of the warp dividing the row.
-SmallVector<int64_t> threadChoices(int64_t cols,
-                                   const TargetDescription &target) {
-  SmallVector<int64_t> choices;
-  int64_t warp = target.gpu.warpSize;
-  for (int64_t t = warp;
-       t <= std::min<int64_t>(target.gpu.maxThreadsPerBlock, cols); t *= 2)
-    if (cols % t == 0)
-      choices.push_back(t);
-  return choices;
-}
-
 class GpuRowNormRule final : public SketchRule {
 public:
   llvm::StringRef getName() const override { return "gpu.rownorm"; }
@@ -77,7 +65,7 @@ public:
     for (size_t d = 0; d + 2 < s.ranges.size(); ++d)
       if (s.ranges[d] > 65535)
         return false;
-    return !threadChoices(s.ranges.back(), target).empty();
+    return !rowThreadChoices(s.ranges.back(), target).empty();
   }
 
   KnobSpace getKnobSpace(Operation *anchor,
@@ -85,18 +73,11 @@ public:
     RowNormShape s = getShape(anchor);
     int64_t cols = s.ranges.back(), vector = vectorElements(s.elementBits);
     KnobSpace space;
-    Knob threads{"threads", threadChoices(cols, target), 0};
+    Knob threads{"threads", rowThreadChoices(cols, target), 0};
     // A few 128-bit vectors per thread by default.
     threads.defaultIndex = nearestChoice(threads.choices, cols / (4 * vector));
     space.knobs.push_back(threads);
-    // By default a 128-bit vector, or less when the default thread count
-    // leaves each thread fewer elements (wave64 on short rows).
-    Knob kvec{"kvec", {1, 2, 4, 8, 16}, 0};
-    int64_t chunk = cols / threads.choices[threads.defaultIndex];
-    for (auto [index, v] : llvm::enumerate(kvec.choices))
-      if (v <= vector && chunk % v == 0)
-        kvec.defaultIndex = index;
-    space.knobs.push_back(kvec);
+    space.knobs.push_back(makeRowVectorKnob("kvec", threads, cols, vector, 16));
     return space;
   }
 
@@ -107,7 +88,7 @@ public:
     int64_t cols = s.ranges.back();
     int64_t threads = knobs.get("threads", target.gpu.warpSize);
     int64_t kvec = knobs.get("kvec", 1);
-    if (!llvm::is_contained(threadChoices(cols, target), threads)) {
+    if (!llvm::is_contained(rowThreadChoices(cols, target), threads)) {
       reason = "threads must be a multiple of the warp dividing the row";
       return failure();
     }
@@ -227,26 +208,9 @@ public:
   LoopNestDescription
   describeLoopNest(Operation *anchor, const TargetDescription &target,
                    const KnobAssignment &knobs) const override {
-    RowNormShape s = getShape(anchor);
-    unsigned rank = s.ranges.size();
-    int64_t threads = knobs.get("threads", target.gpu.warpSize);
-    int64_t kvec = knobs.get("kvec", 1);
-    LoopNestDescription d;
-    d.ranges = s.ranges;
-    d.reduction.assign(rank, false);
-    d.reduction.back() = true;
-    SmallVector<int64_t> block(rank, 1);
-    block.back() = 0;
-    d.addLevel(TileLevelRole::Threads, block, /*parallel=*/true);
-    d.addLevel(TileLevelRole::Register,
-               lastDimTile(rank, s.ranges.back() / threads),
-               /*parallel=*/true);
-    d.addLevel(TileLevelRole::Inner, lastDimTile(rank, kvec),
-               /*parallel=*/false);
-    d.threads = threads;
-    d.vectorLoop = rank - 1;
-    d.vectorWidth = kvec;
-    return d;
+    return describeRowPerBlock(getShape(anchor).ranges,
+                               knobs.get("threads", target.gpu.warpSize),
+                               knobs.get("kvec", 1));
   }
 };
 

@@ -22,6 +22,10 @@
 
 namespace ke {
 
+/// The memory space of shared-memory buffers in scripts.
+inline constexpr llvm::StringLiteral kWorkgroup =
+    "#gpu.address_space<workgroup>";
+
 /// Contractions and convolutions: block, thread and register tiles,
 /// reduction tiles, shared-memory promotion (GpuTileRule.cpp).
 const SketchRule &getGpuTileRule();
@@ -125,6 +129,26 @@ struct GpuNeighbours {
   unsigned rowReductions = 0;
 };
 GpuNeighbours findGpuNeighbours(mlir::Operation *anchor);
+
+/// The loop nest of a row-per-block schedule over `ranges` (the last the
+/// row): a row per block, N/threads elements per thread, then `inner` at a
+/// time when inner > 0 (the vector width; else the whole chunk).
+LoopNestDescription describeRowPerBlock(llvm::ArrayRef<int64_t> ranges,
+                                        int64_t threads, int64_t inner);
+
+/// Threads per block of a row-per-block schedule: multiples of the warp
+/// dividing the row, leaving each thread at most `maxChunk` elements when
+/// maxChunk > 0.
+llvm::SmallVector<int64_t> rowThreadChoices(int64_t cols,
+                                            const TargetDescription &target,
+                                            int64_t maxChunk = 0);
+
+/// Adjacent elements per thread and step of a row-per-block schedule
+/// (powers of two up to `most`); the default is `vector` (a 128-bit access)
+/// or the largest choice below it that divides the default `threads`
+/// knob's share of a row of `cols`.
+Knob makeRowVectorKnob(llvm::StringRef name, const Knob &threads,
+                       int64_t cols, int64_t vector, int64_t most);
 
 /// Tile sizes of rank `rank`: zero but for `size` on the last dimension.
 llvm::SmallVector<int64_t> lastDimTile(unsigned rank, int64_t size);

@@ -58,14 +58,7 @@ struct SoftmaxShape {
 /// divide the row, with chunks of at most kMaxChunkElements.
 SmallVector<int64_t> blockThreadChoices(const SoftmaxShape &s,
                                         const TargetDescription &target) {
-  SmallVector<int64_t> choices;
-  int64_t cols = s.shape.back(), warp = target.gpu.warpSize;
-  for (int64_t t = warp; t <= std::min<int64_t>(target.gpu.maxThreadsPerBlock,
-                                                cols);
-       t *= 2)
-    if (cols % t == 0 && cols / t <= kMaxChunkElements)
-      choices.push_back(t);
-  return choices;
+  return rowThreadChoices(s.shape.back(), target, kMaxChunkElements);
 }
 
 bool isBlockPerRow(const SoftmaxShape &s, const TargetDescription &target) {
@@ -86,7 +79,6 @@ std::string emitBlockPerRowScript(const SoftmaxShape &s,
                                   const KnobAssignment &knobs) {
   unsigned rank = s.shape.size();
   int64_t threads = knobs.get("threads", 32);
-  int64_t chunk = s.shape.back() / threads;
   ScriptWriter w;
   w.comment("sketch gpu.softmax: " + knobs.str());
   std::string softmax = w.match("linalg.softmax", kAnchorAttr);
@@ -187,14 +179,8 @@ public:
       space.knobs.push_back(threads);
       // Adjacent elements per thread in each interleaved step of the
       // normalization.
-      // By default a 128-bit vector, or less when the default thread count
-      // leaves each thread fewer elements (wave64 on short rows).
-      Knob nvec{"nvec", {1, 2, 4, 8}, 0};
-      int64_t chunk = cols / threads.choices[threads.defaultIndex];
-      for (auto [index, v] : llvm::enumerate(nvec.choices))
-        if (v <= vectorElements(s.elementBits) && chunk % v == 0)
-          nvec.defaultIndex = index;
-      space.knobs.push_back(nvec);
+      space.knobs.push_back(makeRowVectorKnob(
+          "nvec", threads, cols, vectorElements(s.elementBits), 8));
       return space;
     }
     // Rows per block = threads per block (one row each): up to 8 warps.
@@ -310,21 +296,10 @@ public:
     SoftmaxShape s = *getSoftmaxShape(anchor);
     unsigned rank = s.shape.size();
     LoopNestDescription d;
-    if (isBlockPerRow(s, target)) {
-      int64_t threads = knobs.get("threads", target.gpu.warpSize);
-      d.ranges = s.shape;
-      d.reduction.assign(rank, false);
-      d.reduction.back() = true;
-      SmallVector<int64_t> block(rank, 1);
-      block.back() = 0;
-      d.addLevel(TileLevelRole::Threads, block, /*parallel=*/true);
-      d.addLevel(TileLevelRole::Register, lastDimTile(rank, s.shape.back() / threads),
-                 /*parallel=*/true);
-      d.threads = threads;
-      d.vectorLoop = rank - 1;
-      d.vectorWidth = s.shape.back() / threads;
-      return d;
-    }
+    if (isBlockPerRow(s, target))
+      return describeRowPerBlock(s.shape,
+                                 knobs.get("threads", target.gpu.warpSize),
+                                 /*inner=*/0);
     int64_t rows = knobs.get("rows", 1), vec = knobs.get("vec", 1);
     d.ranges = s.shape;
     d.reduction.assign(rank, false);

@@ -216,6 +216,54 @@ std::string ke::tileRowInterleaved(ScriptWriter &w, const std::string &op,
                                "[#gpu.thread<x>]", forall);
 }
 
+LoopNestDescription ke::describeRowPerBlock(ArrayRef<int64_t> ranges,
+                                            int64_t threads, int64_t inner) {
+  unsigned rank = ranges.size();
+  LoopNestDescription d;
+  d.ranges.assign(ranges.begin(), ranges.end());
+  d.reduction.assign(rank, false);
+  d.reduction.back() = true;
+  SmallVector<int64_t> block(rank, 1);
+  block.back() = 0;
+  d.addLevel(TileLevelRole::Threads, block, /*parallel=*/true);
+  int64_t chunk = ranges.back() / threads;
+  d.addLevel(TileLevelRole::Register, lastDimTile(rank, chunk),
+             /*parallel=*/true);
+  if (inner > 0)
+    d.addLevel(TileLevelRole::Inner, lastDimTile(rank, inner),
+               /*parallel=*/false);
+  d.threads = threads;
+  d.vectorLoop = rank - 1;
+  d.vectorWidth = inner > 0 ? inner : chunk;
+  return d;
+}
+
+SmallVector<int64_t> ke::rowThreadChoices(int64_t cols,
+                                          const TargetDescription &target,
+                                          int64_t maxChunk) {
+  SmallVector<int64_t> choices;
+  int64_t warp = target.gpu.warpSize;
+  for (int64_t t = warp;
+       t <= std::min<int64_t>(target.gpu.maxThreadsPerBlock, cols); t *= 2)
+    if (cols % t == 0 && (maxChunk == 0 || cols / t <= maxChunk))
+      choices.push_back(t);
+  return choices;
+}
+
+Knob ke::makeRowVectorKnob(llvm::StringRef name, const Knob &threads,
+                           int64_t cols, int64_t vector, int64_t most) {
+  // By default a 128-bit vector, or less when the default thread count
+  // leaves each thread fewer elements (wave64 on short rows).
+  Knob knob{name.str(), {}, 0};
+  for (int64_t v = 1; v <= most; v *= 2)
+    knob.choices.push_back(v);
+  int64_t chunk = cols / threads.choices[threads.defaultIndex];
+  for (auto [index, v] : llvm::enumerate(knob.choices))
+    if (v <= vector && chunk % v == 0)
+      knob.defaultIndex = index;
+  return knob;
+}
+
 SmallVector<int64_t> ke::lastDimTile(unsigned rank, int64_t size) {
   SmallVector<int64_t> tiles(rank, 0);
   tiles.back() = size;
@@ -227,15 +275,8 @@ void ke::emitRowReductionOverThreads(ScriptWriter &w, const std::string &op,
                                      const std::string &producer,
                                      unsigned rank, int64_t threads,
                                      int64_t kvec) {
-  std::string fill = w.fresh("fill"), partial = w.fresh("partial"),
-              combine = w.fresh("combine"), forall = w.fresh("forall");
-  w.line(llvm::formatv(
-      "{0}, {1}, {2}, {3} = transform.structured."
-      "tile_reduction_using_forall {4} by num_threads = {5} mapping = "
-      "[#gpu.thread<x>] : (!transform.any_op) -> (!transform.any_op, "
-      "!transform.any_op, !transform.any_op, !transform.any_op)",
-      fill, partial, combine, forall, op,
-      ScriptWriter::list(lastDimTile(rank, threads))));
+  auto [fill, partial, combine, forall] = w.tileReductionUsingForall(
+      op, lastDimTile(rank, threads), "[#gpu.thread<x>]");
   if (!producer.empty()) {
     std::string fused = producer;
     w.fuseInto(fused, forall);
@@ -245,19 +286,11 @@ void ke::emitRowReductionOverThreads(ScriptWriter &w, const std::string &op,
   std::string fillForall, initForall, combineForall;
   tileUsingForallMapped(w, fill, lastDimTile(rank, 1), "[#gpu.thread<x>]",
                         fillForall);
-  w.line(llvm::formatv(
-      "{0}, {1} = transform.structured.bufferize_to_allocation {2} "
-      "{{memory_space = #gpu.address_space<workgroup>, "
-      "bufferize_destination_only} : !transform.any_op",
-      w.fresh("shared"), w.fresh("ops"), fillForall));
+  w.bufferizeDestination(fillForall, kWorkgroup);
   // The row's result, in shared memory too: every thread reads it after.
   tileUsingForallMapped(w, init, lastDimTile(rank - 1, 1), "[#gpu.thread<x>]",
                         initForall);
-  w.line(llvm::formatv(
-      "{0}, {1} = transform.structured.bufferize_to_allocation {2} "
-      "{{memory_space = #gpu.address_space<workgroup>, "
-      "bufferize_destination_only} : !transform.any_op",
-      w.fresh("shared"), w.fresh("ops"), initForall));
+  w.bufferizeDestination(initForall, kWorkgroup);
   SmallVector<int64_t> combineTiles = lastDimTile(rank - 1, 1);
   combineTiles.push_back(0);
   tileUsingForallMapped(w, combine, combineTiles, "[#gpu.thread<x>]",

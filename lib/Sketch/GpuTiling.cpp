@@ -588,11 +588,7 @@ std::string GpuTilingRule::emitScript(Operation *anchor,
                              "{1}[{2}] : (!transform.any_op) -> "
                              "!transform.any_op",
                              producer, current, index));
-        w.line(llvm::formatv(
-            "{0}, {1} = transform.structured.bufferize_to_allocation {2} "
-            "{{memory_space = #gpu.address_space<workgroup>, memcpy_op = "
-            "\"linalg.copy\", bufferize_destination_only} : !transform.any_op",
-            w.fresh("shared"), w.fresh("ops"), producer));
+        w.bufferizeDestination(producer, kWorkgroup, "linalg.copy");
       }
       // The copies, one per input in operand order, each spread over the
       // block's threads.

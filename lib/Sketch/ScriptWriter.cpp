@@ -76,6 +76,33 @@ void ScriptWriter::fuseInto(std::string &producer, std::string &container) {
   container = newContainer;
 }
 
+ScriptWriter::ReductionTiles
+ScriptWriter::tileReductionUsingForall(const std::string &target,
+                                       llvm::ArrayRef<int64_t> numThreads,
+                                       llvm::StringRef mapping) {
+  ReductionTiles t{fresh("fill"), fresh("partial"), fresh("combine"),
+                   fresh("forall")};
+  line(t.fill + ", " + t.partial + ", " + t.combine + ", " + t.forall +
+       " = transform.structured.tile_reduction_using_forall " + target +
+       " by num_threads = " + list(numThreads) +
+       (mapping.empty() ? std::string() : (" mapping = " + mapping).str()) +
+       " : (!transform.any_op) -> (!transform.any_op, !transform.any_op, "
+       "!transform.any_op, !transform.any_op)");
+  return t;
+}
+
+void ScriptWriter::bufferizeDestination(const std::string &target,
+                                        llvm::StringRef memorySpace,
+                                        llvm::StringRef memcpyOp) {
+  std::string shared = fresh("shared"), ops = fresh("ops");
+  line(shared + ", " + ops +
+       " = transform.structured.bufferize_to_allocation " + target +
+       " {memory_space = " + memorySpace.str() +
+       (memcpyOp.empty() ? std::string()
+                         : ", memcpy_op = \"" + memcpyOp.str() + "\"") +
+       ", bufferize_destination_only} : !transform.any_op");
+}
+
 std::string ScriptWriter::peel(const std::string &loop) {
   std::string main = fresh("main");
   line(main + ", " + fresh("rest") + " = transform.loop.peel " + loop +

@@ -44,6 +44,20 @@ public:
   /// fuse_into_containing_op: `producer` and `container` become the handles
   /// of the fused op and of the new containing loop.
   void fuseInto(std::string &producer, std::string &container);
+  /// The handles tile_reduction_using_forall returns.
+  struct ReductionTiles {
+    std::string fill, partial, combine, forall;
+  };
+  /// tile_reduction_using_forall of `target` by `numThreads`, with the
+  /// forall's `mapping` ("[#gpu.thread<x>]") when not empty.
+  ReductionTiles tileReductionUsingForall(const std::string &target,
+                                          llvm::ArrayRef<int64_t> numThreads,
+                                          llvm::StringRef mapping = "");
+  /// bufferize_to_allocation of the destination of `target` into
+  /// `memorySpace`, copying in with `memcpyOp` when not empty.
+  void bufferizeDestination(const std::string &target,
+                            llvm::StringRef memorySpace,
+                            llvm::StringRef memcpyOp = "");
   /// transform.loop.peel of an scf.for handle; returns the handle of the
   /// main part (of type !transform.any_op).
   std::string peel(const std::string &loop);

@@ -7,7 +7,7 @@
 // CHECK-LABEL: // -----// workload {{.*}} linalg.softmax
 // CHECK-NEXT: // sketch gpu.softmax
 // CHECK-NEXT: // knob threads: [32] 64 128 256
-// CHECK-NEXT: // knob nvec: 1 2 [4] 8
+// CHECK-NEXT: // knob nvec: 1 2 [4] 8{{$}}
 // CHECK: tile_using_forall %{{.*}} tile_sizes [1, 0] (mapping = [#gpu.block<x>])
 // CHECK: transform.structured.decompose_interface
 // CHECK: %[[MAX:.*]], %[[EXP:.*]], %[[SUM:.*]], %[[DIV:.*]] = transform.split_handle
