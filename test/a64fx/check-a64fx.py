@@ -221,8 +221,9 @@ def check(workload, args, work):
     return row
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def argument_parser(description):
+    """The options every aarch64 check takes (check-sve.py adds its own)."""
+    p = argparse.ArgumentParser(description=description)
     p.add_argument("ke_opt")
     p.add_argument("workloads", nargs="+")
     p.add_argument("--work", help="keep the files here (default: a "
@@ -232,12 +233,22 @@ def main():
     p.add_argument("--host-cc", default="cc")
     p.add_argument("--qemu", default="qemu-aarch64")
     p.add_argument("--objdump", default="llvm-objdump-22")
-    args = p.parse_args()
+    return p
+
+
+def check_all(check_one, args):
+    """check_one(workload, args, work) for every workload, `--jobs` at a
+    time, in name order, in --work or a temporary directory."""
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or tmp
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-            rows = list(pool.map(lambda w: check(w, args, work),
+            return list(pool.map(lambda w: check_one(w, args, work),
                                  sorted(args.workloads)))
+
+
+def main():
+    args = argument_parser(__doc__.splitlines()[0]).parse_args()
+    rows = check_all(check, args)
     print(f"{'workload':24} {'status':6} {'rel L2':>9} {'tol':>6} "
           f"{'SVE insts':>9} {'cortex-a57':>10}  why")
     for r in rows:

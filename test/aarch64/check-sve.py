@@ -21,8 +21,6 @@ keep fixed 128-bit vectors (NEON): they must be correct and are listed as
 Usage: check-sve.py KE_OPT WORKLOAD.mlir... [--work DIR] [--jobs N]
 Exit code 0 when every workload passes; a table on stdout.
 """
-import argparse
-import concurrent.futures
 import importlib.util
 import math
 import os
@@ -30,7 +28,6 @@ import random
 import re
 import signal
 import sys
-import tempfile
 
 _here = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location(
@@ -124,24 +121,11 @@ def check(workload, args, work):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("ke_opt")
-    p.add_argument("workloads", nargs="+")
-    p.add_argument("--work", help="keep the files here (default: a "
-                   "temporary directory)")
-    p.add_argument("--jobs", type=int, default=2)
+    p = a64fx.argument_parser(__doc__.splitlines()[0])
     p.add_argument("--expect-scalable", default=DEFAULT_EXPECT,
                    help="regex of workload names that must be scalable")
-    p.add_argument("--cross-cc", default="aarch64-linux-gnu-gcc")
-    p.add_argument("--host-cc", default="cc")
-    p.add_argument("--qemu", default="qemu-aarch64")
-    p.add_argument("--objdump", default="llvm-objdump-22")
     args = p.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        work = args.work or tmp
-        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-            rows = list(pool.map(lambda w: check(w, args, work),
-                                 sorted(args.workloads)))
+    rows = a64fx.check_all(check, args)
     print(f"{'workload':24} {'status':6} {'rel L2 128/512':>17} "
           f"{'VLA insts':>9} {'cortex-a57':>10}  why")
     for r in rows:

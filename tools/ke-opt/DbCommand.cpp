@@ -60,16 +60,27 @@ std::unique_ptr<TuningDatabase> openForReading() {
   return std::move(*database);
 }
 
-int runList() {
-  std::unique_ptr<TuningDatabase> database = openForReading();
+/// The database's per-workload summaries; nullopt (after the message) when
+/// it could not be opened or read.
+std::optional<std::vector<TuningDatabase::Summary>>
+listSummaries(TuningDatabase *database) {
   if (!database)
-    return 1;
+    return std::nullopt;
   llvm::Expected<std::vector<TuningDatabase::Summary>> summaries =
       database->list();
   if (!summaries) {
     dbError() << llvm::toString(summaries.takeError()) << '\n';
-    return 1;
+    return std::nullopt;
   }
+  return std::move(*summaries);
+}
+
+int runList() {
+  std::unique_ptr<TuningDatabase> database = openForReading();
+  std::optional<std::vector<TuningDatabase::Summary>> summaries =
+      listSummaries(database.get());
+  if (!summaries)
+    return 1;
   for (const TuningDatabase::Summary &summary : *summaries) {
     llvm::json::Value best = nullptr;
     if (summary.bestSeconds)
@@ -98,14 +109,10 @@ int runBest() {
     target = parsed->name;
   }
   std::unique_ptr<TuningDatabase> database = openForReading();
-  if (!database)
+  std::optional<std::vector<TuningDatabase::Summary>> summaries =
+      listSummaries(database.get());
+  if (!summaries)
     return 1;
-  llvm::Expected<std::vector<TuningDatabase::Summary>> summaries =
-      database->list();
-  if (!summaries) {
-    dbError() << llvm::toString(summaries.takeError()) << '\n';
-    return 1;
-  }
   for (const TuningDatabase::Summary &summary : *summaries) {
     if (target && summary.target != *target)
       continue;
