@@ -1,6 +1,16 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package ke needs to build and test. Idempotent: when all
 # packages are present it prints nothing and touches nothing (no apt-get update).
+#
+# Packages install with --no-install-recommends, so anything ke needs that a
+# package only recommends is listed here by name (audited with
+# `apt-cache depends PKG | grep Recommends` for every entry; the ones ke needs
+# say so below). Recommends ke does not need: cmake's gcc and make (clang-22
+# depends on binutils, libc6-dev and libstdc++-12-dev; Ninja builds),
+# clang-22's clang-tools-22, qemu-user's qemu-user-binfmt (tests call
+# qemu-aarch64 by name) and python3-pip's build-essential and python3-dev (pip
+# only unpacks a binary wheel). test/fresh-root/check-fresh-root.sh proves the list on a
+# minimal Debian 12 root in CI.
 set -euo pipefail
 
 packages=(
@@ -15,7 +25,8 @@ packages=(
   # The cost model: XGBoost's C API header; ke-opt dlopens libxgboost.so.0 when present.
   libxgboost-dev
   # A64FX without the hardware: links cross-compiled AArch64 objects statically (test/a64fx).
-  gcc-aarch64-linux-gnu
+  # The AArch64 glibc headers and libraries are only a Recommends of the compiler.
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross
   # qemu-aarch64 -cpu a64fx runs them (and -cpu cortex-a57, without SVE, must trap).
   qemu-user
   # ROCm device libraries (ocml, ockl bitcode) linked into HSACO when kernels call math functions.
@@ -25,10 +36,14 @@ packages=(
   libomp-22-dev
   # Welch's t-test of droplet search (Boost.Math, header-only).
   libboost-dev
-  # Vendor baselines of benchmarks/cpu (ke-baselines): oneDNN and OpenBLAS.
-  libdnnl-dev libopenblas-dev
+  # Vendor baselines of benchmarks/cpu (ke-baselines): oneDNN and OpenBLAS. Debian's
+  # oneDNN config requires OpenCL's headers and loader, only a Recommends of libdnnl-dev
+  # (without them benchmarks/CMakeLists.txt skips ke-baselines with a message).
+  libdnnl-dev libopenblas-dev ocl-icd-opencl-dev
   # Unit tests; lit runs on python3; pip fetches ptxas where no CUDA is installed.
   libgtest-dev python3 python3-pip
+  # CMake reads the git revision that `ke-opt --version` and benchmark reports cite.
+  git
 )
 
 missing=()
