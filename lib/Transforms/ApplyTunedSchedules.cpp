@@ -431,8 +431,10 @@ void ApplyTunedSchedulesPass::runOnOperation() {
   if (!parsed->isCpu()) {
     emitError(module.getLoc(), "ke: target '")
         << parsed->name
-        << "': schedules for GPU targets come with issues #5 (CUDA) and #6 "
-           "(ROCm); only cpu targets are supported";
+        << "': this pass applies schedules for cpu targets only; GPU "
+           "kernels are compiled with their schedules by `ke-opt compile "
+           "--target "
+        << parsed->name << "`";
     return signalPassFailure();
   }
   std::unique_ptr<TuningDatabase> database;

@@ -29,15 +29,18 @@ cl::SubCommand &ke::getSketchesCommand() {
 }
 cl::SubCommand &ke::getTuneCommand() {
   static cl::SubCommand command(
-      "tune", "Search schedules for the workloads of MLIR files on this CPU "
-              "(random search; issue #4 brings the real search)");
+      "tune", "Search schedules for the workloads of MLIR files on this "
+              "CPU or a GPU (evolutionary search with a cost model, then "
+              "droplet search; --search=random for the baseline) and store "
+              "every measured candidate in the tuning database");
   return command;
 }
 cl::SubCommand &ke::getCompileCommand() {
   static cl::SubCommand command(
       "compile", "Apply the best tuned schedule (or the default) to each "
-                 "workload and emit an object file (cpu targets; "
-                 "--emit=scheduled|mlir|llvm|asm|obj)");
+                 "workload and emit code: an object file for cpu targets "
+                 "(x86-64, AArch64, A64FX), PTX/cubin for cuda targets, "
+                 "HSACO for rocm targets (--emit=scheduled|mlir|llvm|asm|obj)");
   return command;
 }
 cl::SubCommand &ke::getBenchCommand() {
@@ -65,8 +68,7 @@ cl::opt<std::string> ke::targetOption(
     cl::sub(getTuneCommand()), cl::sub(getCompileCommand()),
     cl::sub(getBenchCommand()), cl::sub(getSketchesCommand()));
 cl::opt<std::string> ke::dbOption(
-    "db", cl::desc("Tuning database (default $KE_DB or ke-tuning.db; used "
-                   "from issue #4 on)"),
+    "db", cl::desc("Tuning database (default $KE_DB or ke-tuning.db)"),
     cl::sub(getTuneCommand()), cl::sub(getCompileCommand()),
     cl::sub(getBenchCommand()), cl::sub(getDbCommand()));
 cl::opt<uint64_t> ke::seedOption("seed", cl::desc("Random seed"), cl::init(0),

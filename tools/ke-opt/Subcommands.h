@@ -46,7 +46,7 @@ llvm::cl::SubCommand &getCompileCommand();
 llvm::cl::SubCommand &getBenchCommand();
 llvm::cl::SubCommand &getDbCommand();
 
-/// Options several subcommands share (CommonOptions.cpp).
+/// Options several subcommands share (defined in Subcommands.cpp).
 extern llvm::cl::list<std::string> inputFiles;
 extern llvm::cl::opt<std::string> targetOption;
 extern llvm::cl::opt<std::string> dbOption;

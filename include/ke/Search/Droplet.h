@@ -1,6 +1,6 @@
 //===- Droplet.h - Coordinate descent on knob indices -----------*- C++ -*-===//
 //
-// Droplet search (DESIGN.md, Schedules and search) refines the best explored
+// Droplet search (docs/tuning.md, One workload) refines the best explored
 // schedules: from the current point it measures a batch of neighbours
 // (+-step on each knob's index, and some pairs of knobs), moves to the best
 // neighbour only when Welch's t-test on their repeated timings says it is

@@ -24,7 +24,7 @@
 
 namespace ke {
 
-/// Why a candidate has no valid time (DESIGN.md, failure classes).
+/// Why a candidate has no valid time (docs/measurement.md, Failure classes).
 enum class ErrorClass {
   None,
   InvalidSchedule, ///< the transform script failed to parse or apply

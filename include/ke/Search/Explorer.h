@@ -1,6 +1,6 @@
 //===- Explorer.h - Evolutionary exploration with a cost model --*- C++ -*-===//
 //
-// Ansor's evolutionary search (DESIGN.md, Schedules and search): each round
+// Ansor's evolutionary search (docs/tuning.md, One workload): each round
 // evolves a population of schedules for a few generations, ranked by a cost
 // model trained on every candidate measured so far, and measures the best
 // predicted unmeasured ones plus a few random picks (eps-greedy). Besides

@@ -1,6 +1,6 @@
 //===- Tuner.h - Tuning workloads: explore, then droplet --------*- C++ -*-===//
 //
-// The search loop of DESIGN.md for the workloads of one run: per workload an
+// The search loop (docs/tuning.md) for the workloads of one run: per workload an
 // Evaluator (CPU or GPU, by the target) and a SearchTask, earlier records
 // from the database (they count as measured and against the trial budget,
 // so a run resumes), the untuned default, then rounds given out by the
