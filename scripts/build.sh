@@ -5,6 +5,10 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${KE_BUILD_DIR:-$root/build}
 
+# Paths under the checkout hash as relative ones, so that another clone of
+# ke (CI's clean clone, a second worktree) hits the same ccache entries.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
+
 if [[ ! -f "$build/build.ninja" ]]; then
   cmake -G Ninja -S "$root" -B "$build" \
     -DCMAKE_BUILD_TYPE=Release \

@@ -8,5 +8,10 @@ build=${KE_BUILD_DIR:-$root/build}
 
 bash "$root/scripts/setup.sh"
 bash "$root/scripts/build.sh"
+# ptxas and CUDA's libdevice, which the PTX lit tests link math functions
+# from: a CUDA toolkit's, or else the pinned pip wheel in $build/ptxas (lit
+# and the ptxas checks find it there). Without them those tests fail and say so.
+bash "$root/scripts/fetch-ptxas.sh" > /dev/null ||
+  echo "test: no ptxas and libdevice: the CUDA tests will fail" >&2
 cd "$build"
 ctest --output-on-failure "$@"

@@ -43,3 +43,19 @@ try:
 except (OSError, subprocess.CalledProcessError):
     ke_cuda_pipeline_hash = "unknown"
 config.substitutions.append(("%ke_cuda_pipeline_hash", ke_cuda_pipeline_hash))
+
+# CUDA's libdevice, which the PTX tests' math functions (__nv_expf...) link
+# from: a CUDA toolkit named by $CUDA_HOME (or found through $KE_PTXAS or
+# /usr/local/cuda by ke-opt), else the pip wheel of ptxas and libdevice that
+# scripts/fetch-ptxas.sh installs into the build directory (scripts/test.sh
+# fetches it before ctest). lit passes no environment through unasked.
+for name in ("KE_PTXAS", "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
+    if os.environ.get(name):
+        config.environment[name] = os.environ[name]
+wheel_ptxas = os.path.join(config.ke_obj_root, "ptxas", "nvidia", "cuda_nvcc", "bin", "ptxas")
+if "KE_PTXAS" not in config.environment and os.path.exists(wheel_ptxas):
+    config.environment["KE_PTXAS"] = wheel_ptxas
+# Where /usr/local/cuda has no libdevice, a test can take every other source
+# away and see ke-opt's diagnostic for a kernel that needs it.
+if not os.path.exists("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc"):
+    config.available_features.add("no-system-cuda")

@@ -38,6 +38,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
@@ -733,6 +734,30 @@ static std::string findCudaToolkit() {
   return hasLibdevice("/usr/local/cuda") ? "/usr/local/cuda" : "";
 }
 
+/// NVVM lowering turns math ops into calls of CUDA's libdevice (__nv_expf,
+/// __nv_rsqrtf...). The serializer links libdevice from $CUDA_HOME when it
+/// finds one there and otherwise leaves the calls unresolved, PTX that ptxas
+/// and the driver reject. A kernel that needs libdevice where there is none
+/// is therefore an error here, saying how to get one, not a broken module
+/// later (a fresh machine without CUDA met exactly that).
+static LogicalResult checkLibdeviceFound(ModuleOp kernel) {
+  llvm::SetVector<llvm::StringRef> needed;
+  kernel.walk([&](LLVM::LLVMFuncOp func) {
+    if (func.isExternal() && func.getSymName().starts_with("__nv_"))
+      needed.insert(func.getSymName());
+  });
+  if (needed.empty())
+    return success();
+  std::optional<std::string> home = llvm::sys::Process::GetEnv("CUDA_HOME");
+  if (home && llvm::sys::fs::exists(*home + "/nvvm/libdevice/libdevice.10.bc"))
+    return success();
+  return kernel.emitError("the kernel calls CUDA libdevice functions (")
+         << llvm::join(needed, ", ")
+         << ") but no libdevice was found: set $CUDA_HOME to a CUDA toolkit, "
+            "or $KE_PTXAS to the ptxas of one (scripts/fetch-ptxas.sh "
+            "installs ptxas with libdevice from pip)";
+}
+
 std::string ke::findPtxas() {
   if (std::optional<std::string> path =
           llvm::sys::Process::GetEnv("KE_PTXAS");
@@ -840,7 +865,8 @@ ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
     if (failed(runRocdlLowering(kernel, target)))
       return failure();
   } else {
-    if (failed(runPipeline(kernel, getNvvmLoweringPipeline(target))))
+    if (failed(runPipeline(kernel, getNvvmLoweringPipeline(target))) ||
+        failed(checkLibdeviceFound(kernel)))
       return failure();
     annotateKernelPointerAlignment(kernel);
     if (failed(runPipeline(kernel, kSerializePass)))

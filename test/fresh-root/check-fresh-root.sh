@@ -13,6 +13,8 @@
 #   3. Only downloads and compiles are cached between runs: apt's .deb files,
 #      ccache and pip's wheel cache are bind-mounted from the cache directory.
 #      They change how long the commands take, never what is installed.
+#      From the host the root takes only what any machine of this kind has
+#      from boot: the resolver and the local CA certificates of its network.
 #
 # Usage: check-fresh-root.sh [REPO]     (as root: debootstrap, chroot, mount)
 # Environment:
@@ -119,7 +121,14 @@ mount -t tmpfs tmpfs "$root/dev/shm" && mounts+=("$root/dev/shm")
 mount -t tmpfs tmpfs "$root/tmp" && mounts+=("$root/tmp")
 bind "$cache/apt-archives" /var/cache/apt/archives
 bind "$cache/home-cache" /root/.cache
+# The network of a machine of this kind, which it has from boot: its resolver
+# and its local trust anchors (an egress proxy's CA, which PyPI's TLS needs).
+# ca-certificates, once setup.sh installs it, adds them to the system store.
 cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+if compgen -G "/usr/local/share/ca-certificates/*.crt" > /dev/null; then
+  mkdir -p "$root/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+fi
 
 # --- 3. The README's two commands ---------------------------------------------
 # A login shell of a fresh machine: nothing of this host's environment leaks in.
