@@ -140,7 +140,7 @@ in_root() {
 # The logs outlive the root (a failed run's are what you read next).
 logs=$cache/logs
 rm -rf "$logs" && mkdir -p "$logs"
-summary=()
+summary=""
 for command in "bash scripts/run-example.sh" "bash scripts/test.sh"; do
   name=${command#bash scripts/}
   name=${name%.sh}
@@ -150,8 +150,8 @@ for command in "bash scripts/run-example.sh" "bash scripts/test.sh"; do
     tail -n 60 "$logs/$name.log" >&2
     die "\`$command\` failed on a fresh Debian $release root after $(( $(stamp) - t0 )) s"
   fi
-  summary+=("$command: $(( $(stamp) - t0 )) s")
+  summary+="${summary:+; }$command: $(( $(stamp) - t0 )) s"
   say "\`$command\` passed in $(( $(stamp) - t0 )) s"
 done
 tail -n 25 "$logs/test.log" >&2
-say "PASS on a fresh Debian $release root: ${summary[*]}"
+say "PASS on a fresh Debian $release root ($summary)"
