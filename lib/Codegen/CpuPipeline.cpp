@@ -1,6 +1,7 @@
 //===- CpuPipeline.cpp - From a scheduled kernel to LLVM IR on CPUs -------===//
 
 #include "ke/Codegen/CpuPipeline.h"
+#include "ke/Codegen/PipelineHash.h"
 
 #include "ke/InitAll/InitAll.h"
 
@@ -61,12 +62,7 @@ std::string ke::getCpuPipelineHash() {
   // The thread count only changes an attribute, not the code's structure.
   CpuLoweringOptions options;
   options.numThreads = 1;
-  std::string text = getCpuLoweringPipeline(options) + "|" KE_VERSION
-                     "|" LLVM_VERSION_STRING;
-  std::array<uint8_t, 32> digest =
-      llvm::SHA256::hash(llvm::arrayRefFromStringRef(text));
-  return llvm::toHex(llvm::ArrayRef<uint8_t>(digest).take_front(8),
-                     /*LowerCase=*/true);
+  return hashLoweringPipeline(getCpuLoweringPipeline(options));
 }
 
 LogicalResult ke::lowerKernelToLLVM(ModuleOp kernel,

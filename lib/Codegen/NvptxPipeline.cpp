@@ -13,6 +13,7 @@
 #include "GpuBarriers.h"
 #include "GpuReductions.h"
 
+#include "ke/Codegen/PipelineHash.h"
 #include "ke/Codegen/RocdlPipeline.h"
 
 #include "ke/Config.h"
@@ -79,23 +80,23 @@ std::string ke::getNvptxLoweringPipeline(const TargetDescription &target) {
          kSerializePass.str();
 }
 
-std::string ke::getGpuPipelineHash(const TargetDescription &target) {
-  // The chip is part of the target, not of the pipeline's structure.
-  TargetDescription generic = target;
-  generic.chip = "chip";
-  std::string text = "cse,canonicalize,host-computation-check,"
-                     "sink-constants,gpu-kernel-outlining,"
-                     "allocs-to-attributions,convert-vector-to-scf{full-unroll},"
-                     "lower-transfers-to-loads,combine-partials-with-all-reduce," +
-                     (target.family == TargetFamily::Rocm
-                          ? getRocdlLoweringPipeline(generic)
-                          : getNvptxLoweringPipeline(generic)) +
-                     "|" KE_VERSION "|" LLVM_VERSION_STRING;
-  std::array<uint8_t, 32> digest =
-      llvm::SHA256::hash(llvm::arrayRefFromStringRef(text));
-  return llvm::toHex(llvm::ArrayRef<uint8_t>(digest).take_front(8),
-                     /*LowerCase=*/true);
-}
+namespace {
+
+/// One step of the GPU lowering (see getGpuLoweringSteps): its name in the
+/// pipeline text that the pipeline hash covers, the target families it runs
+/// for, and what it does.
+struct GpuLoweringStep {
+  enum Families { AllFamilies, CudaOnly };
+  const char *name;
+  Families families;
+  LogicalResult (*run)(ModuleOp);
+
+  bool appliesTo(TargetFamily family) const {
+    return families == AllFamilies || family == TargetFamily::Cuda;
+  }
+};
+
+} // namespace
 
 namespace {
 
@@ -815,6 +816,65 @@ FailureOr<std::string> ke::assemblePtx(llvm::StringRef ptx,
       log);
 }
 
+/// The steps of the GPU lowering from the scheduled kernel to the device
+/// passes, in order. lowerKernelToGpuBinary runs exactly these and
+/// getGpuPipelineHash hashes exactly their names, so that a step added,
+/// removed or reordered changes the hash by construction (the hand-written
+/// list it replaced missed three steps that ran).
+static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
+  static const GpuLoweringStep steps[] = {
+      // CSE before canonicalization: bufferized thread foralls leave copies
+      // between identical subviews, which fold only once CSE made them one
+      // value.
+      {"cse,canonicalize,cse", GpuLoweringStep::AllFamilies,
+       [](ModuleOp m) { return runPipeline(m, "cse,canonicalize,cse"); }},
+      {"hoist-accumulator-tiles", GpuLoweringStep::AllFamilies,
+       [](ModuleOp m) { return hoistAccumulatorTiles(m), success(); }},
+      {"launch-host-combines", GpuLoweringStep::AllFamilies,
+       [](ModuleOp m) { return launchHostCombines(m), success(); }},
+      {"wrap-unmapped-kernel", GpuLoweringStep::AllFamilies,
+       [](ModuleOp m) { return wrapUnmappedKernel(m), success(); }},
+      {"check-mapped", GpuLoweringStep::AllFamilies, checkMapped},
+      {"sink-constants-into-launches", GpuLoweringStep::AllFamilies,
+       [](ModuleOp m) { return sinkConstantsIntoLaunches(m), success(); }},
+      {"gpu-kernel-outlining", GpuLoweringStep::AllFamilies,
+       [](ModuleOp m) { return runPipeline(m, "gpu-kernel-outlining"); }},
+      {"merge-gpu-modules", GpuLoweringStep::AllFamilies,
+       [](ModuleOp m) { return mergeGpuModules(m), success(); }},
+      {"allocs-to-attributions", GpuLoweringStep::AllFamilies,
+       allocsToAttributions},
+      {"lower-vector-transfers{convert-vector-to-scf{full-unroll=true}}",
+       GpuLoweringStep::AllFamilies, lowerVectorTransfers},
+      {"combine-partials-with-all-reduce", GpuLoweringStep::AllFamilies,
+       [](ModuleOp m) { return combinePartialsWithAllReduce(m), success(); }},
+      {"hoist-barriers-out-of-streaming-loops", GpuLoweringStep::AllFamilies,
+       [](ModuleOp m) {
+         return hoistBarriersOutOfStreamingLoops(m), success();
+       }},
+      {"annotate-vector-alignment", GpuLoweringStep::CudaOnly,
+       [](ModuleOp m) { return annotateVectorAlignment(m), success(); }},
+  };
+  return steps;
+}
+
+std::string ke::getGpuPipelineText(const TargetDescription &target) {
+  std::string text;
+  for (const GpuLoweringStep &step : getGpuLoweringSteps())
+    if (step.appliesTo(target.family))
+      text += (text.empty() ? "" : ",") + std::string(step.name);
+  return text + "," +
+         (target.family == TargetFamily::Rocm
+              ? getRocdlLoweringPipeline(target)
+              : getNvptxLoweringPipeline(target));
+}
+
+std::string ke::getGpuPipelineHash(const TargetDescription &target) {
+  // The chip is part of the target, not of the pipeline's structure.
+  TargetDescription generic = target;
+  generic.chip = "chip";
+  return hashLoweringPipeline(getGpuPipelineText(generic));
+}
+
 FailureOr<GpuKernelBinary>
 ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
                            const GpuLoweringOptions &options) {
@@ -822,27 +882,9 @@ ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
     return kernel.emitError("no GPU lowering for target '")
            << target.name << "'";
   registerKePasses(); // the pipelines name passes; idempotent
-  // CSE before canonicalization: bufferized thread foralls leave copies
-  // between identical subviews, which fold only once CSE made them one value.
-  if (failed(runPipeline(kernel, "cse,canonicalize,cse")))
-    return failure();
-  hoistAccumulatorTiles(kernel);
-  launchHostCombines(kernel);
-  wrapUnmappedKernel(kernel);
-  if (failed(checkMapped(kernel)))
-    return failure();
-  sinkConstantsIntoLaunches(kernel);
-  if (failed(runPipeline(kernel, "gpu-kernel-outlining")))
-    return failure();
-  mergeGpuModules(kernel);
-  if (failed(allocsToAttributions(kernel)) ||
-      failed(lowerVectorTransfers(kernel)))
-    return failure();
-  combinePartialsWithAllReduce(kernel);
-  hoistBarriersOutOfStreamingLoops(kernel);
-  bool rocmTarget = target.family == TargetFamily::Rocm;
-  if (!rocmTarget)
-    annotateVectorAlignment(kernel);
+  for (const GpuLoweringStep &step : getGpuLoweringSteps())
+    if (step.appliesTo(target.family) && failed(step.run(kernel)))
+      return failure();
   bool rocm = target.family == TargetFamily::Rocm;
   // MLIR 22's NVPTX serializer finds libdevice (__nv_expf...) through
   // CUDA_HOME only; without it ptxas rejects PTX that uses math functions.

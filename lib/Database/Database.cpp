@@ -525,6 +525,23 @@ TuningDatabase::getBest(llvm::StringRef workloadKey, llvm::StringRef target,
   }
 }
 
+llvm::Expected<std::string>
+TuningDatabase::explainNoBest(llvm::StringRef workloadKey,
+                              llvm::StringRef target,
+                              llvm::StringRef pipelineHash) {
+  llvm::Expected<std::optional<TuningRecord>> any =
+      getBest(workloadKey, target, /*pipelineHash=*/"");
+  if (!any)
+    return any.takeError();
+  if (!*any)
+    return ("no tuned record for workload " + workloadKey).str();
+  return ("the tuned records for workload " + workloadKey +
+          " are stale: made under pipeline hash " + (*any)->pipelineHash +
+          ", not this ke's " + pipelineHash +
+          " (the lowering changed since they were measured); tune again")
+      .str();
+}
+
 llvm::Expected<std::vector<TuningDatabase::Summary>> TuningDatabase::list() {
   Statement query = impl->statement();
   if (llvm::Error error = query.prepare(

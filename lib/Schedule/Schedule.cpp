@@ -13,6 +13,10 @@ std::string Schedule::getScript(Operation *anchor,
   return rule->emitScript(anchor, target, getAssignment());
 }
 
+std::string Schedule::describe() const {
+  return (rule->getName() + " {" + getAssignment().str() + "}").str();
+}
+
 llvm::json::Value Schedule::toJSON() const {
   llvm::json::Object knobs;
   for (auto [knob, index] : llvm::zip(space.knobs, indices))

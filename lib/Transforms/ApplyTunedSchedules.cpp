@@ -262,12 +262,6 @@ void inlineBack(OutlinedGroup &outlined, ArrayRef<Operation *> group,
   }
 }
 
-std::string describe(const Schedule &schedule) {
-  return (schedule.rule->getName() + " {" + schedule.getAssignment().str() +
-          "}")
-      .str();
-}
-
 /// Chooses and applies the schedule of each group, for one run of the pass.
 class GroupScheduler {
 public:
@@ -341,7 +335,14 @@ GroupScheduler::chooseSchedule(Operation *anchor, Operation *outlinedAnchor,
       return failure();
     }
     if (!*best) {
-      why = "no tuned record for workload " + key;
+      llvm::Expected<std::string> miss =
+          database->explainNoBest(key, target.name, getCpuPipelineHash());
+      if (!miss) {
+        emitError(anchor->getLoc(), "ke: cannot read the tuning database '")
+            << databasePath << "': " << llvm::toString(miss.takeError());
+        return failure();
+      }
+      why = *miss;
     } else {
       const TuningRecord &record = **best;
       llvm::Expected<Schedule> schedule = scheduleFromKnobsText(
@@ -351,7 +352,7 @@ GroupScheduler::chooseSchedule(Operation *anchor, Operation *outlinedAnchor,
             *schedule,
             llvm::formatv("ke: applied tuned schedule {0} (median {1:e3} s, "
                           "record from {2})",
-                          describe(*schedule), record.medianSeconds,
+                          schedule->describe(), record.medianSeconds,
                           databasePath)
                 .str(),
             /*tuned=*/true, record.script});
@@ -364,7 +365,7 @@ GroupScheduler::chooseSchedule(Operation *anchor, Operation *outlinedAnchor,
     return std::optional<ChosenSchedule>();
   return std::optional<ChosenSchedule>(ChosenSchedule{
       *fallback,
-      "ke: " + why + "; applied the default schedule " + describe(*fallback)});
+      "ke: " + why + "; applied the default schedule " + fallback->describe()});
 }
 
 LogicalResult
@@ -390,7 +391,7 @@ GroupScheduler::scheduleGroup(Operation *anchor,
                          messages))) {
     if (!(*chosen)->tuned) {
       emitError(anchor->getLoc(), "ke: the default schedule ")
-          << describe((*chosen)->schedule)
+          << (*chosen)->schedule.describe()
           << " failed to apply (a bug in ke): " << messages;
       return failure();
     }
@@ -401,13 +402,13 @@ GroupScheduler::scheduleGroup(Operation *anchor,
     FailureOr<Schedule> fallback = getDefaultSchedule(outlined.anchor, target);
     if (failed(fallback))
       return success();
-    remark = "ke: the tuned schedule " + describe((*chosen)->schedule) +
+    remark = "ke: the tuned schedule " + (*chosen)->schedule.describe() +
              " failed to apply (" + messages +
-             "); applied the default schedule " + describe(*fallback);
+             "); applied the default schedule " + fallback->describe();
     messages.clear();
     if (failed(runSchedule(outlined, *fallback, target, script, messages))) {
       emitError(anchor->getLoc(), "ke: the default schedule ")
-          << describe(*fallback)
+          << fallback->describe()
           << " failed to apply (a bug in ke): " << messages;
       return failure();
     }

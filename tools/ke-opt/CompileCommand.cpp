@@ -283,25 +283,51 @@ int compileForGpu(ModuleOp module, const TargetDescription &target,
     if (failed(kernel))
       return 1;
     Operation *anchor = findKernelAnchor(*kernel->module);
+    // The best record under this lowering's hash, else the default, with a
+    // remark that says which and why (as the CPU apply pass does).
     FailureOr<Schedule> schedule = failure();
+    std::string why = "no tuning database given";
     if (db) {
+      std::string hash = getGpuPipelineHash(target);
       llvm::Expected<std::optional<TuningRecord>> best =
-          db->getBest(workload.key, target.name, getGpuPipelineHash(target));
-      if (best && *best) {
+          db->getBest(workload.key, target.name, hash);
+      if (!best) {
+        error() << "cannot read the tuning database '" << database
+                << "': " << llvm::toString(best.takeError()) << "\n";
+        return 1;
+      }
+      if (*best) {
         llvm::Expected<Schedule> tuned = scheduleFromKnobsText(
             (*best)->sketch, (*best)->knobs, anchor, target);
-        if (tuned)
+        if (tuned) {
           schedule = *tuned;
-        else
-          llvm::consumeError(tuned.takeError());
-      } else if (!best) {
-        llvm::consumeError(best.takeError());
+          emitRemark(workload.firstOp->getLoc(), "ke: applied tuned schedule ")
+              << schedule->describe() << " (median "
+              << llvm::formatv("{0:e3}", (*best)->medianSeconds)
+              << " s, record from " << database << ")";
+        } else {
+          why = "the tuned record for workload " + workload.key +
+                " does not fit this ke (" + llvm::toString(tuned.takeError()) +
+                ")";
+        }
+      } else {
+        llvm::Expected<std::string> miss =
+            db->explainNoBest(workload.key, target.name, hash);
+        if (!miss) {
+          error() << "cannot read the tuning database '" << database
+                  << "': " << llvm::toString(miss.takeError()) << "\n";
+          return 1;
+        }
+        why = *miss;
       }
     }
-    if (failed(schedule))
+    if (failed(schedule)) {
       schedule = getDefaultSchedule(anchor, target);
-    if (failed(schedule))
-      return 1;
+      if (failed(schedule))
+        return 1;
+      emitRemark(workload.firstOp->getLoc(), "ke: ")
+          << why << "; applied the default schedule " << schedule->describe();
+    }
     OwningOpRef<ModuleOp> script = parseScript(
         schedule->getScript(anchor, target), module.getContext());
     if (!script || failed(applySchedule(*kernel->module, *script)))

@@ -68,9 +68,14 @@ lowerKernelToGpuBinary(mlir::ModuleOp kernel, const TargetDescription &target,
 /// C++ step between the NVVM conversion and serialization, not a pass.
 std::string getNvptxLoweringPipeline(const TargetDescription &target);
 
-/// 16 hex digits identifying the GPU lowering of `target`'s family (pipeline
-/// text, ke and LLVM versions): tuning records made under another hash are
-/// stale.
+/// The whole GPU lowering of `target` as text: the names of the steps
+/// lowerKernelToGpuBinary runs before the device passes (its step list, so
+/// the text cannot drift from what runs), then the device pipeline.
+std::string getGpuPipelineText(const TargetDescription &target);
+
+/// 16 hex digits identifying the GPU lowering of `target`'s family
+/// (getGpuPipelineText with a generic chip, hashed by hashLoweringPipeline):
+/// tuning records made under another hash are stale.
 std::string getGpuPipelineHash(const TargetDescription &target);
 
 /// The ptxas to run: $KE_PTXAS when set, else `ptxas` on PATH; empty when

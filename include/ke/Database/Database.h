@@ -104,6 +104,13 @@ public:
   llvm::Expected<std::optional<TuningRecord>>
   getBest(llvm::StringRef workloadKey, llvm::StringRef target,
           llvm::StringRef pipelineHash);
+  /// Why getBest(workloadKey, target, pipelineHash) finds nothing, in words
+  /// for a remark: no valid record at all, or valid records made under
+  /// another pipeline hash, which are stale (the lowering changed since they
+  /// were measured) and count as misses.
+  llvm::Expected<std::string> explainNoBest(llvm::StringRef workloadKey,
+                                            llvm::StringRef target,
+                                            llvm::StringRef pipelineHash);
 
   /// One summary per (workload, target): counts and best median.
   struct Summary {

@@ -31,6 +31,8 @@ struct Schedule {
                         const TargetDescription &target) const;
   /// {"sketch": name, "knobs": {name: value, ...}}.
   llvm::json::Value toJSON() const;
+  /// "rule {knob=value ...}", as remarks name a schedule.
+  std::string describe() const;
 };
 
 /// The untuned default schedule of `anchor`, or failure with a remark at
