@@ -3,9 +3,9 @@
 #include "ke/Codegen/CpuModuleLowering.h"
 
 #include "ke/Codegen/CpuPipeline.h"
-#include "ke/InitAll/InitAll.h"
 
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -15,7 +15,7 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace ke;
@@ -101,34 +101,17 @@ void applyThreadCounts(ModuleOp module) {
   });
 }
 
-/// The top-level elements of a textual pass pipeline ("a{x=1,y},b" ->
-/// "a{x=1,y}", "b").
-SmallVector<std::string> splitPipeline(StringRef pipeline) {
-  SmallVector<std::string> elements(1);
-  int depth = 0;
-  for (char c : pipeline) {
-    depth += c == '{' ? 1 : c == '}' ? -1 : 0;
-    if (c == ',' && depth == 0)
-      elements.emplace_back();
-    else
-      elements.back() += c;
-  }
-  return elements;
-}
-
-LogicalResult runPasses(ModuleOp module, ArrayRef<std::string> elements,
+/// Runs `steps` on `module`; with `deallocateAfterBufferization`, the
+/// buffer deallocation pipeline follows one-shot-bufferize.
+LogicalResult runPasses(ModuleOp module, ArrayRef<PassStep> steps,
                         bool deallocateAfterBufferization) {
   PassManager pm(module->getName());
-  for (const std::string &element : elements) {
-    std::string message;
-    llvm::raw_string_ostream os(message);
-    if (failed(parsePassPipeline(element, pm, os)))
-      return module.emitError("bad CPU pipeline element '")
-             << element << "': " << message;
+  for (const PassStep &step : steps) {
+    addPasses(pm, step);
     // Functions that return tensors return buffers the callee owns or
     // copies (bufferization.clone, lowered to alloc and copy).
     if (deallocateAfterBufferization &&
-        StringRef(element).starts_with("one-shot-bufferize")) {
+        getPassArgument(step) == "one-shot-bufferize") {
       bufferization::buildBufferDeallocationPipeline(pm);
       pm.addPass(createConvertBufferizationToMemRefPass());
     }
@@ -136,11 +119,18 @@ LogicalResult runPasses(ModuleOp module, ArrayRef<std::string> elements,
   return pm.run(module);
 }
 
+/// Finds the step of the pass named `argument` in `steps`.
+PassStep *findPass(PassPipeline &steps, StringRef argument) {
+  auto it = llvm::find_if(steps, [&](const PassStep &step) {
+    return getPassArgument(step) == argument;
+  });
+  return it == steps.end() ? nullptr : &*it;
+}
+
 } // namespace
 
 LogicalResult ke::lowerModuleToLLVM(ModuleOp module,
                                     const ModuleLoweringOptions &options) {
-  registerKePasses(); // the pipeline names passes; idempotent
   if (failed(decomposeAggregatedOps(module)))
     return failure();
   if (options.emitCInterface)
@@ -153,30 +143,31 @@ LogicalResult ke::lowerModuleToLLVM(ModuleOp module,
 
   // The kernel pipeline without threads, split where its forall lowering is.
   CpuLoweringOptions sequential;
-  SmallVector<std::string> elements =
-      splitPipeline(getCpuLoweringPipeline(sequential));
-  auto forall = llvm::find(elements, "scf-forall-to-for");
-  if (forall == elements.end())
-    return module.emitError("the CPU pipeline has no scf-forall-to-for step; "
-                            "lowerModuleToLLVM needs updating");
+  PassPipeline steps = getCpuLoweringPasses(sequential);
   if (options.scalableVectors) {
-    auto cse = llvm::find(elements, "cse");
-    if (cse == elements.end())
+    PassStep *cse = findPass(steps, "cse");
+    if (!cse)
       return module.emitError("the CPU pipeline has no cse step; "
                               "lowerModuleToLLVM needs updating");
-    forall = elements.insert(std::next(cse), "canonicalize");
-    forall = llvm::find(elements, "scf-forall-to-for");
+    steps.insert(std::next(cse),
+                 PassStep{[] { return createCanonicalizerPass(); }});
   }
-  if (failed(runPasses(module, ArrayRef(elements.begin(), forall),
+  PassStep *forall = findPass(steps, "scf-forall-to-for");
+  if (!forall)
+    return module.emitError("the CPU pipeline has no scf-forall-to-for step; "
+                            "lowerModuleToLLVM needs updating");
+  if (failed(runPasses(module, ArrayRef<PassStep>(steps.begin(), forall),
                        /*deallocateAfterBufferization=*/true)))
     return failure();
   FailureOr<bool> parallel = convertForallLoops(module, options.openmp);
   if (failed(parallel))
     return failure();
   if (*parallel) {
-    if (failed(runPasses(module, {"convert-scf-to-openmp"}, false)))
+    PassStep openmp{[] { return createConvertSCFToOpenMPPass(); }};
+    if (failed(runPasses(module, openmp, false)))
       return failure();
   }
   applyThreadCounts(module);
-  return runPasses(module, ArrayRef(std::next(forall), elements.end()), false);
+  return runPasses(module, ArrayRef<PassStep>(std::next(forall), steps.end()),
+                   false);
 }

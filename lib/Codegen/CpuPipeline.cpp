@@ -3,18 +3,28 @@
 #include "ke/Codegen/CpuPipeline.h"
 #include "ke/Codegen/PipelineHash.h"
 
-#include "ke/InitAll/InitAll.h"
 
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
-#include "ke/Config.h"
-
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Config/llvm-config.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/SHA256.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
@@ -28,34 +38,58 @@ LogicalResult ke::applySchedule(ModuleOp kernel, ModuleOp script) {
   return transform::applyTransformNamedSequence(kernel, entry, script, options);
 }
 
+ke::PassPipeline
+ke::getCpuLoweringPasses(const CpuLoweringOptions &options) {
+  PassPipeline passes;
+  auto add = [&](std::function<std::unique_ptr<Pass>()> make) {
+    passes.push_back(PassStep{std::move(make)});
+  };
+  add([] {
+    bufferization::OneShotBufferizePassOptions bufferize;
+    bufferize.bufferizeFunctionBoundaries = true;
+    bufferize.functionBoundaryTypeConversion =
+        bufferization::LayoutMapOption::IdentityLayoutMap;
+    return bufferization::createOneShotBufferizePass(bufferize);
+  });
+  add([] { return createCanonicalizerPass(); });
+  add([] { return createCSEPass(); });
+  // Fully unrolled transfers need no stack temporaries: the loop form
+  // allocas a buffer per iteration and overflows the stack.
+  add([] {
+    return createConvertVectorToSCFPass(
+        VectorTransferToSCFOptions().enableFullUnroll());
+  });
+  if (unsigned threads = options.referenceThreads) {
+    add([] { return createConvertLinalgToParallelLoopsPass(); });
+    add([threads] { return createConvertSCFToOpenMPPass({threads}); });
+  } else {
+    add([] { return createConvertLinalgToLoopsPass(); });
+  }
+  add([] { return createLowerAffinePass(); });
+  if (unsigned threads = options.numThreads) {
+    add([] { return createForallToParallelLoopPass(); });
+    add([threads] { return createConvertSCFToOpenMPPass({threads}); });
+  } else {
+    add([] { return createForallToForLoopPass(); });
+  }
+  add([] { return memref::createExpandStridedMetadataPass(); });
+  add([] { return createLowerAffinePass(); });
+  add([] { return createFinalizeMemRefToLLVMConversionPass(); });
+  add([] { return createSCFToControlFlowPass(); });
+  add([] { return createConvertVectorToLLVMPass(); });
+  add([] { return createConvertMathToLLVMPass(); });
+  add([] { return createArithToLLVMConversionPass(); });
+  add([] { return createConvertIndexToLLVMPass(); });
+  add([] { return createConvertOpenMPToLLVMPass(); });
+  add([] { return createConvertFuncToLLVMPass(); });
+  add([] { return createConvertControlFlowToLLVMPass(); });
+  add([] { return createUBToLLVMConversionPass(); });
+  add([] { return createReconcileUnrealizedCastsPass(); });
+  return passes;
+}
+
 std::string ke::getCpuLoweringPipeline(const CpuLoweringOptions &options) {
-  std::string forall =
-      options.numThreads > 0
-          ? llvm::formatv("scf-forall-to-parallel,convert-scf-to-openmp{{"
-                          "num-threads={0}},",
-                          options.numThreads)
-                .str()
-          : "scf-forall-to-for,";
-  std::string linalgLoops =
-      options.referenceThreads > 0
-          ? llvm::formatv("convert-linalg-to-parallel-loops,"
-                          "convert-scf-to-openmp{{num-threads={0}},",
-                          options.referenceThreads)
-                .str()
-          : "convert-linalg-to-loops,";
-  return "one-shot-bufferize{bufferize-function-boundaries "
-         "function-boundary-type-conversion=identity-layout-map},"
-         "canonicalize,cse,"
-         // Fully unrolled transfers need no stack temporaries: the loop form
-         // allocas a buffer per iteration and overflows the stack.
-         "convert-vector-to-scf{full-unroll=true}," +
-         linalgLoops + "lower-affine," +
-         forall +
-         "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
-         "convert-scf-to-cf,convert-vector-to-llvm,convert-math-to-llvm,"
-         "convert-arith-to-llvm,convert-index-to-llvm,convert-openmp-to-llvm,"
-         "convert-func-to-llvm,convert-cf-to-llvm,convert-ub-to-llvm,"
-         "reconcile-unrealized-casts";
+  return printPipeline(getCpuLoweringPasses(options));
 }
 
 std::string ke::getCpuPipelineHash() {
@@ -67,13 +101,5 @@ std::string ke::getCpuPipelineHash() {
 
 LogicalResult ke::lowerKernelToLLVM(ModuleOp kernel,
                                     const CpuLoweringOptions &options) {
-  registerKePasses(); // the pipeline names passes; idempotent
-  PassManager pm(kernel->getName());
-  std::string pipeline = getCpuLoweringPipeline(options);
-  std::string message;
-  llvm::raw_string_ostream os(message);
-  if (failed(parsePassPipeline(pipeline, pm, os)))
-    return kernel.emitError("bad CPU pipeline: ")
-           << message;
-  return pm.run(kernel);
+  return runPipeline(kernel, getCpuLoweringPasses(options));
 }

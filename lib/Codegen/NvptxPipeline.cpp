@@ -17,10 +17,18 @@
 #include "ke/Codegen/RocdlPipeline.h"
 
 #include "ke/Config.h"
-#include "ke/InitAll/InitAll.h"
 #include "ke/Workload/Kernel.h"
 
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -36,7 +44,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
@@ -58,56 +65,76 @@ using namespace ke;
 
 /// The device passes up to the LLVM dialect; then the kernels' pointer
 /// parameters get their alignment (annotateKernelPointerAlignment) and
-/// kSerializePass makes PTX.
-static std::string getNvvmLoweringPipeline(const TargetDescription &target) {
-  // Options inside quotes are space-separated (commas would split them).
-  return llvm::formatv(
-             "convert-linalg-to-loops,convert-scf-to-cf,"
-             // expand-strided-metadata before lower-affine, or translation
-             // fails on unrealized casts.
-             "expand-strided-metadata,lower-affine,"
-             "nvvm-attach-target{{chip={0} features={1} O=3},"
-             "gpu.module(convert-gpu-to-nvvm),reconcile-unrealized-casts",
-             target.chip, target.features)
-      .str();
+/// getSerializePasses makes PTX.
+static PassPipeline getNvvmLoweringPasses(const TargetDescription &target) {
+  std::string chip = target.chip, features = target.features;
+  PassPipeline passes;
+  passes.push_back({[] { return createConvertLinalgToLoopsPass(); }});
+  passes.push_back({[] { return createSCFToControlFlowPass(); }});
+  // expand-strided-metadata before lower-affine, or translation fails on
+  // unrealized casts.
+  passes.push_back({[] { return memref::createExpandStridedMetadataPass(); }});
+  passes.push_back({[] { return createLowerAffinePass(); }});
+  passes.push_back({[chip, features] {
+    GpuNVVMAttachTargetOptions attach;
+    attach.chip = chip;
+    attach.features = features;
+    attach.optLevel = 3;
+    return createGpuNVVMAttachTarget(attach);
+  }});
+  passes.push_back(
+      {[] { return createConvertGpuOpsToNVVMOps(); }, "gpu.module"});
+  passes.push_back({[] { return createReconcileUnrealizedCastsPass(); }});
+  return passes;
 }
 
-static constexpr llvm::StringLiteral kSerializePass =
-    "gpu-module-to-binary{format=isa}";
+static PassPipeline getSerializePasses() {
+  return {PassStep{[] {
+    GpuModuleToBinaryPassOptions binary;
+    binary.compilationTarget = "isa";
+    return createGpuModuleToBinaryPass(binary);
+  }}};
+}
 
 std::string ke::getNvptxLoweringPipeline(const TargetDescription &target) {
-  return getNvvmLoweringPipeline(target) + ",align-kernel-pointers," +
-         kSerializePass.str();
+  return printPipeline(getNvvmLoweringPasses(target)) +
+         ",align-kernel-pointers," + printPipeline(getSerializePasses());
 }
 
 namespace {
 
-/// One step of the GPU lowering (see getGpuLoweringSteps): its name in the
-/// pipeline text that the pipeline hash covers, the target families it runs
-/// for, and what it does.
+/// One step of the GPU lowering (see getGpuLoweringSteps): its text in the
+/// pipeline that the pipeline hash covers (printed by the passes for pass
+/// steps), the target families it runs for, and what it does.
 struct GpuLoweringStep {
   enum Families { AllFamilies, CudaOnly };
-  const char *name;
+  std::string text;
   Families families;
-  LogicalResult (*run)(ModuleOp);
+  std::function<LogicalResult(ModuleOp)> run;
 
   bool appliesTo(TargetFamily family) const {
     return families == AllFamilies || family == TargetFamily::Cuda;
   }
 };
 
+/// A step of C++ code, named `text` in the pipeline.
+GpuLoweringStep codeStep(std::string text, LogicalResult (*run)(ModuleOp),
+                         GpuLoweringStep::Families families =
+                             GpuLoweringStep::AllFamilies) {
+  return {std::move(text), families, run};
+}
+
+/// A step of upstream passes, named by what they print.
+GpuLoweringStep passStep(PassPipeline passes) {
+  std::string text = printPipeline(passes);
+  return {std::move(text), GpuLoweringStep::AllFamilies,
+          [passes = std::move(passes)](ModuleOp module) {
+            return runPipeline(module, passes);
+          }};
+}
 } // namespace
 
 namespace {
-
-LogicalResult runPipeline(ModuleOp module, llvm::StringRef pipeline) {
-  PassManager pm(module->getName());
-  std::string message;
-  llvm::raw_string_ostream os(message);
-  if (failed(parsePassPipeline(pipeline, pm, os)))
-    return module.emitError("bad GPU pipeline: ") << message;
-  return pm.run(module);
-}
 
 /// Everything the schedule must have done: no tensors, no linalg ops and no
 /// memory accesses left outside the launches, at least one launch.
@@ -236,11 +263,19 @@ LogicalResult allocsToAttributions(ModuleOp module) {
   return failure(result.wasInterrupted());
 }
 
+/// The part of lowerVectorTransfers that is an upstream pass.
+PassPipeline getVectorToScfPasses() {
+  return {PassStep{[] {
+    return createConvertVectorToSCFPass(
+        VectorTransferToSCFOptions().enableFullUnroll());
+  }}};
+}
+
 /// Vector transfers become scalar loops (more than one dimension, or out of
 /// bounds) and vector.load/store (the rest): the NVVM conversion lowers
 /// neither transfers nor memrefs outside the default address space itself.
 LogicalResult lowerVectorTransfers(ModuleOp module) {
-  if (failed(runPipeline(module, "convert-vector-to-scf{full-unroll=true}")))
+  if (failed(runPipeline(module, getVectorToScfPasses())))
     return failure();
   RewritePatternSet patterns(module.getContext());
   // Transposed and broadcasting reads first become minor-identity ones; n-D
@@ -822,38 +857,49 @@ FailureOr<std::string> ke::assemblePtx(llvm::StringRef ptx,
 /// removed or reordered changes the hash by construction (the hand-written
 /// list it replaced missed three steps that ran).
 static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
-  static const GpuLoweringStep steps[] = {
-      // CSE before canonicalization: bufferized thread foralls leave copies
-      // between identical subviews, which fold only once CSE made them one
-      // value.
-      {"cse,canonicalize,cse", GpuLoweringStep::AllFamilies,
-       [](ModuleOp m) { return runPipeline(m, "cse,canonicalize,cse"); }},
-      {"hoist-accumulator-tiles", GpuLoweringStep::AllFamilies,
-       [](ModuleOp m) { return hoistAccumulatorTiles(m), success(); }},
-      {"launch-host-combines", GpuLoweringStep::AllFamilies,
-       [](ModuleOp m) { return launchHostCombines(m), success(); }},
-      {"wrap-unmapped-kernel", GpuLoweringStep::AllFamilies,
-       [](ModuleOp m) { return wrapUnmappedKernel(m), success(); }},
-      {"check-mapped", GpuLoweringStep::AllFamilies, checkMapped},
-      {"sink-constants-into-launches", GpuLoweringStep::AllFamilies,
-       [](ModuleOp m) { return sinkConstantsIntoLaunches(m), success(); }},
-      {"gpu-kernel-outlining", GpuLoweringStep::AllFamilies,
-       [](ModuleOp m) { return runPipeline(m, "gpu-kernel-outlining"); }},
-      {"merge-gpu-modules", GpuLoweringStep::AllFamilies,
-       [](ModuleOp m) { return mergeGpuModules(m), success(); }},
-      {"allocs-to-attributions", GpuLoweringStep::AllFamilies,
-       allocsToAttributions},
-      {"lower-vector-transfers{convert-vector-to-scf{full-unroll=true}}",
-       GpuLoweringStep::AllFamilies, lowerVectorTransfers},
-      {"combine-partials-with-all-reduce", GpuLoweringStep::AllFamilies,
-       [](ModuleOp m) { return combinePartialsWithAllReduce(m), success(); }},
-      {"hoist-barriers-out-of-streaming-loops", GpuLoweringStep::AllFamilies,
-       [](ModuleOp m) {
-         return hoistBarriersOutOfStreamingLoops(m), success();
-       }},
-      {"annotate-vector-alignment", GpuLoweringStep::CudaOnly,
-       [](ModuleOp m) { return annotateVectorAlignment(m), success(); }},
-  };
+  static const std::vector<GpuLoweringStep> steps = [] {
+    std::vector<GpuLoweringStep> list;
+    // CSE before canonicalization: bufferized thread foralls leave copies
+    // between identical subviews, which fold only once CSE made them one
+    // value.
+    list.push_back(passStep({{[] { return createCSEPass(); }},
+                             {[] { return createCanonicalizerPass(); }},
+                             {[] { return createCSEPass(); }}}));
+    list.push_back(codeStep("hoist-accumulator-tiles", [](ModuleOp m) {
+      return hoistAccumulatorTiles(m), success();
+    }));
+    list.push_back(codeStep("launch-host-combines", [](ModuleOp m) {
+      return launchHostCombines(m), success();
+    }));
+    list.push_back(codeStep("wrap-unmapped-kernel", [](ModuleOp m) {
+      return wrapUnmappedKernel(m), success();
+    }));
+    list.push_back(codeStep("check-mapped", checkMapped));
+    list.push_back(codeStep("sink-constants-into-launches", [](ModuleOp m) {
+      return sinkConstantsIntoLaunches(m), success();
+    }));
+    list.push_back(
+        passStep({{[] { return createGpuKernelOutliningPass(); }}}));
+    list.push_back(codeStep("merge-gpu-modules", [](ModuleOp m) {
+      return mergeGpuModules(m), success();
+    }));
+    list.push_back(codeStep("allocs-to-attributions", allocsToAttributions));
+    list.push_back(codeStep("lower-vector-transfers{" +
+                                printPipeline(getVectorToScfPasses()) + "}",
+                            lowerVectorTransfers));
+    list.push_back(codeStep("combine-partials-with-all-reduce", [](ModuleOp m) {
+      return combinePartialsWithAllReduce(m), success();
+    }));
+    list.push_back(
+        codeStep("hoist-barriers-out-of-streaming-loops", [](ModuleOp m) {
+          return hoistBarriersOutOfStreamingLoops(m), success();
+        }));
+    list.push_back(codeStep(
+        "annotate-vector-alignment",
+        [](ModuleOp m) { return annotateVectorAlignment(m), success(); },
+        GpuLoweringStep::CudaOnly));
+    return list;
+  }();
   return steps;
 }
 
@@ -861,7 +907,7 @@ std::string ke::getGpuPipelineText(const TargetDescription &target) {
   std::string text;
   for (const GpuLoweringStep &step : getGpuLoweringSteps())
     if (step.appliesTo(target.family))
-      text += (text.empty() ? "" : ",") + std::string(step.name);
+      text += (text.empty() ? "" : ",") + step.text;
   return text + "," +
          (target.family == TargetFamily::Rocm
               ? getRocdlLoweringPipeline(target)
@@ -881,7 +927,6 @@ ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
   if (!target.isGpu())
     return kernel.emitError("no GPU lowering for target '")
            << target.name << "'";
-  registerKePasses(); // the pipelines name passes; idempotent
   for (const GpuLoweringStep &step : getGpuLoweringSteps())
     if (step.appliesTo(target.family) && failed(step.run(kernel)))
       return failure();
@@ -907,11 +952,11 @@ ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
     if (failed(runRocdlLowering(kernel, target)))
       return failure();
   } else {
-    if (failed(runPipeline(kernel, getNvvmLoweringPipeline(target))) ||
+    if (failed(runPipeline(kernel, getNvvmLoweringPasses(target))) ||
         failed(checkLibdeviceFound(kernel)))
       return failure();
     annotateKernelPointerAlignment(kernel);
-    if (failed(runPipeline(kernel, kSerializePass)))
+    if (failed(runPipeline(kernel, getSerializePasses())))
       return failure();
   }
 

@@ -25,11 +25,19 @@
 
 #include "ExternalTool.h"
 
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
+#include "mlir/Conversion/MathToROCDL/MathToROCDL.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/ROCDL/Utils.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -103,26 +111,51 @@ bool hasDeviceLibs(llvm::StringRef root) {
 
 } // namespace
 
+ke::PassPipeline
+ke::getRocdlLoweringPasses(const TargetDescription &target,
+                           llvm::StringRef deviceLibRoot) {
+  std::string chip = target.chip, toolkit = deviceLibRoot.str();
+  PassPipeline passes;
+  passes.push_back({[] { return createConvertLinalgToLoopsPass(); }});
+  passes.push_back({[] { return createSCFToControlFlowPass(); }});
+  passes.push_back({[] { return memref::createExpandStridedMetadataPass(); }});
+  passes.push_back({[] { return createLowerAffinePass(); }});
+  passes.push_back({[chip] {
+    GpuROCDLAttachTargetOptions attach;
+    attach.chip = chip;
+    attach.optLevel = 3;
+    // Code object version 5: loaded by ROCm 5.3 and later (MLIR's default,
+    // 6, needs ROCm 6.3).
+    attach.abiVersion = "500";
+    return createGpuROCDLAttachTarget(attach);
+  }});
+  // Math ops to device-library calls (__ocml_*) first: the generic lowering
+  // would make LLVM intrinsics such as llvm.tanh, which the AMDGPU backend
+  // cannot select. (A module pass; the host function has no math ops left.)
+  passes.push_back({[chip] {
+    ConvertMathToROCDLOptions math;
+    math.chipset = chip;
+    return createConvertMathToROCDL(math);
+  }});
+  passes.push_back({[chip] {
+                      ConvertGpuOpsToROCDLOpsOptions gpu;
+                      gpu.chipset = chip;
+                      return createConvertGpuOpsToROCDLOps(gpu);
+                    },
+                    "gpu.module"});
+  passes.push_back({[] { return createReconcileUnrealizedCastsPass(); }});
+  passes.push_back({[toolkit] {
+    GpuModuleToBinaryPassOptions binary;
+    binary.compilationTarget = "isa";
+    binary.toolkitPath = toolkit;
+    return createGpuModuleToBinaryPass(binary);
+  }});
+  return passes;
+}
+
 std::string ke::getRocdlLoweringPipeline(const TargetDescription &target,
                                          llvm::StringRef deviceLibRoot) {
-  // Code object version 5: loaded by ROCm 5.3 and later (MLIR's default, 6,
-  // needs ROCm 6.3).
-  std::string toolkit =
-      deviceLibRoot.empty() ? "" : (" toolkit=" + deviceLibRoot).str();
-  return llvm::formatv(
-             "convert-linalg-to-loops,convert-scf-to-cf,"
-             "expand-strided-metadata,lower-affine,"
-             "rocdl-attach-target{{chip={0} O=3 abi=500},"
-             // Math ops to device-library calls (__ocml_*) first: the
-             // generic lowering would make LLVM intrinsics such as
-             // llvm.tanh, which the AMDGPU backend cannot select.
-             // (A module pass; the host function has no math ops left.)
-             "convert-math-to-rocdl{{chipset={0}},"
-             "gpu.module(convert-gpu-to-rocdl{{chipset={0}}),"
-             "reconcile-unrealized-casts,"
-             "gpu-module-to-binary{{format=isa{1}}",
-             target.chip, toolkit)
-      .str();
+  return printPipeline(getRocdlLoweringPasses(target, deviceLibRoot));
 }
 
 LogicalResult ke::runRocdlLowering(ModuleOp kernel,
@@ -137,13 +170,8 @@ LogicalResult ke::runRocdlLowering(ModuleOp kernel,
   if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
     return kernel.emitError("cannot unroll n-D vector.from_elements");
   castPrivateAttributions(kernel);
-  PassManager pm(kernel->getName());
-  std::string message;
-  llvm::raw_string_ostream os(message);
-  if (failed(parsePassPipeline(
-          getRocdlLoweringPipeline(target, findRocmDeviceLibRoot()), pm, os)))
-    return kernel.emitError("bad ROCDL pipeline: ") << message;
-  return pm.run(kernel);
+  return runPipeline(kernel,
+                     getRocdlLoweringPasses(target, findRocmDeviceLibRoot()));
 }
 
 std::string ke::findRocmDeviceLibRoot() {

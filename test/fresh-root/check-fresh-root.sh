@@ -82,8 +82,19 @@ fi
 work=$(mktemp -d "$cache/work/run.XXXXXX")
 root=$work/root
 mounts=()
+# Processes whose root is the fresh root (a build the check was killed in).
+kill_root_processes() {
+  local proc
+  for proc in /proc/[0-9]*; do
+    [[ "$(readlink "$proc/root" 2> /dev/null)" == "$root" ]] &&
+      kill -KILL "${proc#/proc/}" 2> /dev/null
+  done
+  return 0
+}
 cleanup() {
   local status=$?
+  kill_root_processes
+  sleep 1
   # Unmount in reverse order; the bind mounts (caches, /dev) must be gone
   # before anything under the root is deleted.
   for (( i=${#mounts[@]}-1; i>=0; i-- )); do
@@ -146,7 +157,10 @@ for command in "bash scripts/run-example.sh" "bash scripts/test.sh"; do
   name=${name%.sh}
   say "running \`$command\` in the fresh root (log: $logs/$name.log)"
   t0=$(stamp)
-  if ! in_root "$command" > "$logs/$name.log" 2>&1; then
+  # In the background, so that a signal to the check ends it at once (the
+  # EXIT trap then kills what runs in the root and unmounts).
+  in_root "$command" > "$logs/$name.log" 2>&1 &
+  if ! wait $!; then
     tail -n 60 "$logs/$name.log" >&2
     die "\`$command\` failed on a fresh Debian $release root after $(( $(stamp) - t0 )) s"
   fi

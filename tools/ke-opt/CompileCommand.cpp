@@ -72,6 +72,12 @@ cl::opt<bool> printPipelineHash(
              "made under another hash are not applied) and exit"),
     cl::sub(getCompileCommand()));
 
+cl::opt<bool> printPipelineText(
+    "print-pipeline",
+    cl::desc("Print the target's lowering pipeline, the text its pipeline "
+             "hash covers (every step and pass option), and exit"),
+    cl::sub(getCompileCommand()));
+
 cl::opt<bool> useOpenMP(
     "openmp",
     cl::desc("Run the loops of schedules with threads on OpenMP (the object "
@@ -428,13 +434,21 @@ int compileModule(ModuleOp module, const TargetDescription &target,
 } // namespace
 
 int ke::runCompileCommand() {
-  if (printPipelineHash) {
+  if (printPipelineHash || printPipelineText) {
     std::optional<TargetDescription> target = parseTargetOption("compile");
     if (!target)
       return 1;
-    llvm::outs() << (target->isCpu() ? getCpuPipelineHash()
-                                     : getGpuPipelineHash(*target))
-                 << "\n";
+    if (printPipelineText) {
+      CpuLoweringOptions hashed; // as getCpuPipelineHash prints it
+      hashed.numThreads = 1;
+      llvm::outs() << (target->isCpu() ? getCpuLoweringPipeline(hashed)
+                                       : getGpuPipelineText(*target))
+                   << "\n";
+    }
+    if (printPipelineHash)
+      llvm::outs() << (target->isCpu() ? getCpuPipelineHash()
+                                       : getGpuPipelineHash(*target))
+                   << "\n";
     return 0;
   }
   if (!requireInputFiles("compile"))

@@ -15,6 +15,8 @@
 #ifndef KE_CODEGEN_CPUPIPELINE_H
 #define KE_CODEGEN_CPUPIPELINE_H
 
+#include "ke/Codegen/PassPipeline.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
@@ -40,7 +42,11 @@ mlir::LogicalResult applySchedule(mlir::ModuleOp kernel, mlir::ModuleOp script);
 mlir::LogicalResult lowerKernelToLLVM(mlir::ModuleOp kernel,
                                       const CpuLoweringOptions &options);
 
-/// The textual pass pipeline lowerKernelToLLVM runs, for docs and debugging.
+/// The passes lowerKernelToLLVM runs, in order.
+PassPipeline getCpuLoweringPasses(const CpuLoweringOptions &options);
+
+/// Those passes as text (printed by the passes themselves, every option
+/// included), for docs, debugging and the pipeline hash.
 std::string getCpuLoweringPipeline(const CpuLoweringOptions &options);
 
 /// 16 hex digits identifying the CPU lowering (pipeline text, ke and LLVM

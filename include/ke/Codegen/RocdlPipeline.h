@@ -11,6 +11,7 @@
 #define KE_CODEGEN_ROCDLPIPELINE_H
 
 #include "ke/Codegen/GpuKernel.h"
+#include "ke/Codegen/PassPipeline.h"
 #include "ke/Target/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -20,10 +21,13 @@
 
 namespace ke {
 
-/// The ROCDL steps after outlining (a textual pass pipeline on the module),
-/// ending in gpu-module-to-binary with format=isa. `deviceLibRoot` is the
-/// folder whose amdgcn/bitcode holds the ROCm device libraries (empty: no
-/// toolkit option, as in the pipeline hash).
+/// The ROCDL passes after outlining, ending in gpu-module-to-binary with
+/// format=isa. `deviceLibRoot` is the folder whose amdgcn/bitcode holds the
+/// ROCm device libraries (empty: no toolkit option, as in the pipeline hash).
+PassPipeline getRocdlLoweringPasses(const TargetDescription &target,
+                                    llvm::StringRef deviceLibRoot = "");
+
+/// Those passes as text (printed by the passes, every option included).
 std::string getRocdlLoweringPipeline(const TargetDescription &target,
                                      llvm::StringRef deviceLibRoot = "");
 
