@@ -8,7 +8,7 @@ import lit.formats
 config.name = "ke"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "unit", "fuzz", "package", "suite", "CMakeLists.txt"]
+config.excludes = ["Inputs", "unit", "fuzz", "package", "suite", "layering", "fresh-root", "CMakeLists.txt"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.ke_obj_root, "test")
 

@@ -97,8 +97,6 @@
 #include "mlir/Transforms/Passes.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/MC/TargetRegistry.h"
-#include "llvm/Support/TargetSelect.h"
 
 using namespace mlir;
 
@@ -257,37 +255,3 @@ static void registerKePassesOnceImpl() {
   registerGpuModuleToBinaryPassPass();
 }
 
-void ke::initializeKeLLVMTargets() {
-  static const bool initialized = [] {
-    LLVMInitializeX86TargetInfo();
-    LLVMInitializeX86Target();
-    LLVMInitializeX86TargetMC();
-    LLVMInitializeX86AsmPrinter();
-    LLVMInitializeX86AsmParser();
-    LLVMInitializeAArch64TargetInfo();
-    LLVMInitializeAArch64Target();
-    LLVMInitializeAArch64TargetMC();
-    LLVMInitializeAArch64AsmPrinter();
-    LLVMInitializeAArch64AsmParser();
-    LLVMInitializeNVPTXTargetInfo();
-    LLVMInitializeNVPTXTarget();
-    LLVMInitializeNVPTXTargetMC();
-    LLVMInitializeNVPTXAsmPrinter();
-    LLVMInitializeAMDGPUTargetInfo();
-    LLVMInitializeAMDGPUTarget();
-    LLVMInitializeAMDGPUTargetMC();
-    LLVMInitializeAMDGPUAsmPrinter();
-    LLVMInitializeAMDGPUAsmParser();
-    return true;
-  }();
-  (void)initialized;
-}
-
-llvm::SmallVector<llvm::StringRef> ke::getCompiledInLLVMTargets() {
-  initializeKeLLVMTargets();
-  llvm::SmallVector<llvm::StringRef> names;
-  for (const llvm::Target &target : llvm::TargetRegistry::targets())
-    names.push_back(target.getName());
-  llvm::sort(names);
-  return names;
-}

@@ -2,7 +2,7 @@
 
 #include "ke/Runtime/CpuExecutable.h"
 
-#include "ke/InitAll/InitAll.h"
+#include "ke/Codegen/LLVMTargets.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"

@@ -19,7 +19,7 @@
 #include "ke/Schedule/Schedule.h"
 #include "ke/Workload/Kernel.h"
 #include "ke/Workload/Workload.h"
-#include "ke/InitAll/InitAll.h"
+#include "ke/Codegen/LLVMTargets.h"
 #include "ke/Support/CrashSafety.h"
 #include "ke/Support/InputFile.h"
 #include "ke/Transforms/Passes.h"

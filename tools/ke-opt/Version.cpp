@@ -4,7 +4,7 @@
 
 #include "ke/Config.h"
 #include "ke/Revision.h"
-#include "ke/InitAll/InitAll.h"
+#include "ke/Codegen/LLVMTargets.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"

@@ -8,6 +8,7 @@
 
 #include "Subcommands.h"
 
+#include "ke/Codegen/LLVMTargets.h"
 #include "ke/InitAll/InitAll.h"
 #include "ke/Support/CrashSafety.h"
 #include "ke/Support/InputFile.h"

@@ -9,9 +9,6 @@
 #ifndef KE_INITALL_INITALL_H
 #define KE_INITALL_INITALL_H
 
-#include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringRef.h"
-
 namespace mlir {
 class DialectRegistry;
 } // namespace mlir
@@ -25,16 +22,10 @@ void registerKeDialects(mlir::DialectRegistry &registry);
 
 /// Registers ke's own passes (ke/Transforms/Passes.h) and the upstream
 /// passes that ke's pipelines use, so they are available by name in ke-opt's
-/// mlir-opt mode and in textual pipelines.
-/// Idempotent: libraries that parse pipelines call it themselves.
+/// mlir-opt mode and in textual pipelines. Idempotent. Only tools call it:
+/// ke's libraries build their pipelines in C++ (ke/Codegen/PassPipeline.h)
+/// and need nothing registered.
 void registerKePasses();
-
-/// Initializes the LLVM backends ke emits code for: x86, AArch64, NVPTX and
-/// AMDGPU (target info, machine code, asm printer and parser). Idempotent.
-void initializeKeLLVMTargets();
-
-/// Names of the LLVM backends compiled into this binary, sorted.
-llvm::SmallVector<llvm::StringRef> getCompiledInLLVMTargets();
 
 } // namespace ke
 
