@@ -88,10 +88,14 @@ static PassPipeline getNvvmLoweringPasses(const TargetDescription &target) {
   return passes;
 }
 
-static PassPipeline getSerializePasses() {
-  return {PassStep{[] {
+/// Serialization to PTX. `toolkit` is the CUDA toolkit whose libdevice the
+/// serializer links (findCudaToolkit; empty in the pipeline hash, as the
+/// ROCm device libraries are: where a toolkit lies is not the lowering).
+static PassPipeline getSerializePasses(llvm::StringRef toolkit = "") {
+  return {PassStep{[toolkit = toolkit.str()] {
     GpuModuleToBinaryPassOptions binary;
     binary.compilationTarget = "isa";
+    binary.toolkitPath = toolkit;
     return createGpuModuleToBinaryPass(binary);
   }}};
 }
@@ -747,14 +751,17 @@ void mergeGpuModules(ModuleOp module) {
 
 } // namespace
 
+/// Whether `root` is a CUDA toolkit with libdevice.
+static bool hasLibdevice(llvm::StringRef root) {
+  return !root.empty() &&
+         llvm::sys::fs::exists(root + "/nvvm/libdevice/libdevice.10.bc");
+}
+
 /// The CUDA toolkit whose libdevice resolves math functions (__nv_expf...):
-/// $CUDA_HOME, $CUDA_PATH, the toolkit of ptxas, /usr/local/cuda. MLIR only
-/// looks at the environment, and without libdevice ptxas rejects the PTX.
+/// $CUDA_HOME, $CUDA_PATH, $CUDA_ROOT, the toolkit of ptxas, /usr/local/cuda,
+/// the first that has libdevice; empty when none has. It is handed to the
+/// serializer as its toolkit, not through the environment.
 static std::string findCudaToolkit() {
-  auto hasLibdevice = [](llvm::StringRef root) {
-    return !root.empty() &&
-           llvm::sys::fs::exists(root + "/nvvm/libdevice/libdevice.10.bc");
-  };
   for (const char *name : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
     if (std::optional<std::string> root = llvm::sys::Process::GetEnv(name);
         root && hasLibdevice(*root))
@@ -771,21 +778,19 @@ static std::string findCudaToolkit() {
 }
 
 /// NVVM lowering turns math ops into calls of CUDA's libdevice (__nv_expf,
-/// __nv_rsqrtf...). The serializer links libdevice from $CUDA_HOME when it
-/// finds one there and otherwise leaves the calls unresolved, PTX that ptxas
-/// and the driver reject. A kernel that needs libdevice where there is none
-/// is therefore an error here, saying how to get one, not a broken module
+/// __nv_rsqrtf...). The serializer links libdevice from the toolkit it is
+/// given and otherwise leaves the calls unresolved, PTX that ptxas and the
+/// driver reject. A kernel that needs libdevice where there is none is
+/// therefore an error here, saying how to get one, not a broken module
 /// later (a fresh machine without CUDA met exactly that).
-static LogicalResult checkLibdeviceFound(ModuleOp kernel) {
+static LogicalResult checkLibdeviceFound(ModuleOp kernel,
+                                         llvm::StringRef toolkit) {
   llvm::SetVector<llvm::StringRef> needed;
   kernel.walk([&](LLVM::LLVMFuncOp func) {
     if (func.isExternal() && func.getSymName().starts_with("__nv_"))
       needed.insert(func.getSymName());
   });
-  if (needed.empty())
-    return success();
-  std::optional<std::string> home = llvm::sys::Process::GetEnv("CUDA_HOME");
-  if (home && llvm::sys::fs::exists(*home + "/nvvm/libdevice/libdevice.10.bc"))
+  if (needed.empty() || hasLibdevice(toolkit))
     return success();
   return kernel.emitError("the kernel calls CUDA libdevice functions (")
          << llvm::join(needed, ", ")
@@ -931,11 +936,6 @@ ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
     if (step.appliesTo(target.family) && failed(step.run(kernel)))
       return failure();
   bool rocm = target.family == TargetFamily::Rocm;
-  // MLIR 22's NVPTX serializer finds libdevice (__nv_expf...) through
-  // CUDA_HOME only; without it ptxas rejects PTX that uses math functions.
-  if (!rocm && !llvm::sys::Process::GetEnv("CUDA_HOME"))
-    if (std::string toolkit = findCudaToolkit(); !toolkit.empty())
-      ::setenv("CUDA_HOME", toolkit.c_str(), /*overwrite=*/0);
   // $KE_DUMP_GPU_MODULE names a file that receives the module as the
   // device passes get it (outlined, attributions, transfers lowered).
   if (std::optional<std::string> dump =
@@ -952,11 +952,12 @@ ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
     if (failed(runRocdlLowering(kernel, target)))
       return failure();
   } else {
+    std::string toolkit = findCudaToolkit();
     if (failed(runPipeline(kernel, getNvvmLoweringPasses(target))) ||
-        failed(checkLibdeviceFound(kernel)))
+        failed(checkLibdeviceFound(kernel, toolkit)))
       return failure();
     annotateKernelPointerAlignment(kernel);
-    if (failed(runPipeline(kernel, getSerializePasses())))
+    if (failed(runPipeline(kernel, getSerializePasses(toolkit))))
       return failure();
   }
 
