@@ -6,6 +6,8 @@
 
 #include "GpuBarriers.h"
 
+#include "ke/Codegen/Passes.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -79,3 +81,17 @@ unsigned ke::hoistBarriersOutOfStreamingLoops(ModuleOp module) {
   }
   return erased;
 }
+
+namespace ke {
+#define GEN_PASS_DEF_GPUHOISTBARRIERSPASS
+#include "ke/Codegen/Passes.h.inc"
+} // namespace ke
+
+namespace {
+struct GpuHoistBarriersPass
+    : ke::impl::GpuHoistBarriersPassBase<GpuHoistBarriersPass> {
+  void runOnOperation() override {
+    ke::hoistBarriersOutOfStreamingLoops(getOperation());
+  }
+};
+} // namespace

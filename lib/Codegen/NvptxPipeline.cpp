@@ -13,6 +13,7 @@
 #include "GpuBarriers.h"
 #include "GpuReductions.h"
 
+#include "ke/Codegen/Passes.h"
 #include "ke/Codegen/PipelineHash.h"
 #include "ke/Codegen/RocdlPipeline.h"
 
@@ -140,134 +141,6 @@ GpuLoweringStep passStep(PassPipeline passes) {
 
 namespace {
 
-/// Everything the schedule must have done: no tensors, no linalg ops and no
-/// memory accesses left outside the launches, at least one launch.
-LogicalResult checkMapped(ModuleOp module) {
-  bool anyLaunch = false;
-  WalkResult result = module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (isa<gpu::LaunchOp>(op)) {
-      anyLaunch = true;
-      return WalkResult::skip();
-    }
-    // The runner executes the launches only: host code that touches
-    // memory (an op the schedule did not map, e.g. an unfused consumer)
-    // would silently never run.
-    // Host allocations are fine: static ones become scratch buffers of the
-    // runner (partial results one launch leaves for the next).
-    if (op->getParentOfType<func::FuncOp>() &&
-        !isa<func::ReturnOp, memref::AllocOp, memref::DeallocOp>(op) &&
-        op->getNumRegions() == 0 && !isMemoryEffectFree(op)) {
-      op->emitError("the schedule left this op on the host, outside the GPU "
-                    "launches");
-      return WalkResult::interrupt();
-    }
-    if (op->getDialect() &&
-        op->getDialect()->getNamespace() == "linalg") {
-      op->emitError("the schedule left this op outside the GPU launches");
-      return WalkResult::interrupt();
-    }
-    for (Type type : op->getResultTypes())
-      if (isa<TensorType>(type)) {
-        op->emitError("the schedule left tensors behind (the GPU pipeline "
-                      "needs the script to bufferize)");
-        return WalkResult::interrupt();
-      }
-    return WalkResult::advance();
-  });
-  if (result.wasInterrupted())
-    return failure();
-  if (!anyLaunch)
-    return module.emitError("the schedule made no gpu.launch");
-  return success();
-}
-
-/// A kernel whose schedule mapped nothing (a 0-d result: nothing to spread
-/// over blocks) runs its whole body in one launch of one thread, so that
-/// every kernel module becomes device code.
-void wrapUnmappedKernel(ModuleOp module) {
-  auto host = module.lookupSymbol<func::FuncOp>(kKernelFunctionName);
-  if (!host || host.isExternal() || host.getBody().getBlocks().size() != 1)
-    return;
-  Block &body = host.getBody().front();
-  bool hasLaunch = false;
-  host.walk([&](gpu::LaunchOp) { hasLaunch = true; });
-  if (hasLaunch || body.getOperations().size() < 2)
-    return;
-  OpBuilder builder = OpBuilder::atBlockBegin(&body);
-  Location loc = host.getLoc();
-  Value one = arith::ConstantIndexOp::create(builder, loc, 1);
-  auto launch = gpu::LaunchOp::create(builder, loc, one, one, one, one, one,
-                                      one);
-  Block &launchBody = launch.getBody().front();
-  auto ops = llvm::make_range(std::next(Block::iterator(launch)),
-                              std::prev(body.end()));
-  launchBody.getOperations().splice(launchBody.end(), body.getOperations(),
-                                    ops.begin(), ops.end());
-  builder.setInsertionPointToEnd(&launchBody);
-  gpu::TerminatorOp::create(builder, loc);
-}
-
-/// Clones the constants and buffer reshapes a launch uses into its body, so
-/// that outlining captures buffers only.
-void sinkConstantsIntoLaunches(ModuleOp module) {
-  module.walk([](gpu::LaunchOp launch) {
-    llvm::SetVector<Value> used;
-    getUsedValuesDefinedAbove(launch.getBody(), used);
-    OpBuilder builder = OpBuilder::atBlockBegin(&launch.getBody().front());
-    for (Value value : used) {
-      Operation *def = value.getDefiningOp();
-      // Reshapes of a host buffer (split_reduction's expand_shape of the
-      // input) are views, computed in the kernel: a launch takes buffers
-      // only.
-      bool reshape =
-          def && isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def) &&
-          (isa<BlockArgument>(def->getOperand(0)) ||
-           def->getOperand(0).getDefiningOp<memref::AllocOp>());
-      if (!def || (!reshape && (def->getNumOperands() != 0 ||
-                                !def->hasTrait<OpTrait::ConstantLike>())))
-        continue;
-      Operation *clone = builder.clone(*def);
-      replaceAllUsesInRegionWith(value, clone->getResult(0), launch.getBody());
-    }
-  });
-}
-
-bool isWorkgroupSpace(MemRefType type) {
-  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
-  return space && space.getValue() == gpu::AddressSpace::Workgroup;
-}
-
-/// Static allocations in kernels become attributions of the gpu.func:
-/// workgroup memory for #gpu.address_space<workgroup>, private memory for
-/// the rest (per-thread temporaries). A kernel cannot call malloc.
-LogicalResult allocsToAttributions(ModuleOp module) {
-  WalkResult result = module.walk([](gpu::GPUFuncOp func) {
-    SmallVector<memref::AllocOp> allocs;
-    func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
-    for (memref::AllocOp alloc : allocs) {
-      MemRefType type = alloc.getType();
-      if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
-          !alloc.getDynamicSizes().empty()) {
-        alloc.emitError("a kernel allocates a buffer of dynamic shape ")
-            << type;
-        return WalkResult::interrupt();
-      }
-      BlockArgument buffer =
-          isWorkgroupSpace(type)
-              ? func.addWorkgroupAttribution(type, alloc.getLoc())
-              : func.addPrivateAttribution(type, alloc.getLoc());
-      for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
-        if (isa<memref::DeallocOp>(user))
-          user->erase();
-      alloc.replaceAllUsesWith(buffer);
-      alloc.erase();
-    }
-    return WalkResult::advance();
-  });
-  return failure(result.wasInterrupted());
-}
-
-/// The part of lowerVectorTransfers that is an upstream pass.
 PassPipeline getVectorToScfPasses() {
   return {PassStep{[] {
     return createConvertVectorToSCFPass(
@@ -713,41 +586,6 @@ void hoistAccumulatorTiles(ModuleOp module) {
   }
 }
 
-/// Moves every kernel into the first gpu.module, so that one PTX module holds
-/// all launches of the kernel module.
-void mergeGpuModules(ModuleOp module) {
-  SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
-  if (gpuModules.size() < 2)
-    return;
-  gpu::GPUModuleOp first = gpuModules.front();
-  // Outlining names each kernel after its host function, so kernels of
-  // different gpu.modules can share a name (two launches made at different
-  // times: a global reduction's combine): a clashing kernel takes its
-  // module's name, which is unique.
-  llvm::DenseMap<std::pair<StringAttr, StringAttr>, StringAttr> renamed;
-  for (gpu::GPUModuleOp other : llvm::drop_begin(gpuModules)) {
-    for (Operation &op :
-         llvm::make_early_inc_range(other.getBody()->getOperations())) {
-      if (auto func = dyn_cast<gpu::GPUFuncOp>(op);
-          func && first.lookupSymbol(func.getNameAttr())) {
-        renamed[{other.getNameAttr(), func.getNameAttr()}] =
-            other.getNameAttr();
-        func.setName(other.getNameAttr());
-      }
-      op.moveBefore(first.getBody(), first.getBody()->end());
-    }
-  }
-  module.walk([&](gpu::LaunchFuncOp launch) {
-    StringAttr name = launch.getKernelName();
-    if (auto it = renamed.find({launch.getKernelModuleName(), name});
-        it != renamed.end())
-      name = it->second;
-    launch.setKernelAttr(SymbolRefAttr::get(first.getNameAttr(),
-                                            {FlatSymbolRefAttr::get(name)}));
-  });
-  for (gpu::GPUModuleOp other : llvm::drop_begin(gpuModules))
-    other.erase();
-}
 
 } // namespace
 
@@ -876,29 +714,22 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
     list.push_back(codeStep("launch-host-combines", [](ModuleOp m) {
       return launchHostCombines(m), success();
     }));
-    list.push_back(codeStep("wrap-unmapped-kernel", [](ModuleOp m) {
-      return wrapUnmappedKernel(m), success();
-    }));
-    list.push_back(codeStep("check-mapped", checkMapped));
-    list.push_back(codeStep("sink-constants-into-launches", [](ModuleOp m) {
-      return sinkConstantsIntoLaunches(m), success();
-    }));
+    list.push_back(
+        passStep({{[] { return createGpuWrapUnmappedKernelPass(); }}}));
+    list.push_back(passStep({{[] { return createGpuCheckMappedPass(); }}}));
+    list.push_back(passStep({{[] { return createGpuSinkConstantsPass(); }}}));
     list.push_back(
         passStep({{[] { return createGpuKernelOutliningPass(); }}}));
-    list.push_back(codeStep("merge-gpu-modules", [](ModuleOp m) {
-      return mergeGpuModules(m), success();
-    }));
-    list.push_back(codeStep("allocs-to-attributions", allocsToAttributions));
+    list.push_back(passStep({{[] { return createGpuMergeModulesPass(); }}}));
+    list.push_back(
+        passStep({{[] { return createGpuAllocsToAttributionsPass(); }}}));
     list.push_back(codeStep("lower-vector-transfers{" +
                                 printPipeline(getVectorToScfPasses()) + "}",
                             lowerVectorTransfers));
     list.push_back(codeStep("combine-partials-with-all-reduce", [](ModuleOp m) {
       return combinePartialsWithAllReduce(m), success();
     }));
-    list.push_back(
-        codeStep("hoist-barriers-out-of-streaming-loops", [](ModuleOp m) {
-          return hoistBarriersOutOfStreamingLoops(m), success();
-        }));
+    list.push_back(passStep({{[] { return createGpuHoistBarriersPass(); }}}));
     list.push_back(codeStep(
         "annotate-vector-alignment",
         [](ModuleOp m) { return annotateVectorAlignment(m), success(); },

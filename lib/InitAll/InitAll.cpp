@@ -7,6 +7,7 @@
 
 #include "ke/InitAll/InitAll.h"
 
+#include "ke/Codegen/Passes.h"
 #include "ke/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -200,8 +201,9 @@ void ke::registerKePasses() {
 }
 
 static void registerKePassesOnceImpl() {
-  // ke's own passes (--ke-apply-tuned-schedules).
+  // ke's own passes (--ke-apply-tuned-schedules, the GPU lowering's steps).
   ke::registerKeTransformsPasses();
+  ke::registerKeCodegenPasses();
   // General cleanups.
   registerCanonicalizerPass();
   registerCSEPass();

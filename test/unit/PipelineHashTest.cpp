@@ -54,9 +54,9 @@ TEST(PipelineHashTest, GpuTextNamesEveryStep) {
   std::string cuda = getGpuPipelineText(parseOrDie("cuda:sm_90"));
   std::string rocm = getGpuPipelineText(parseOrDie("rocm:gfx942"));
   for (llvm::StringRef step :
-       {"hoist-accumulator-tiles", "launch-host-combines", "check-mapped",
-        "gpu-kernel-outlining", "merge-gpu-modules", "allocs-to-attributions",
-        "hoist-barriers-out-of-streaming-loops"}) {
+       {"hoist-accumulator-tiles", "launch-host-combines",
+        "ke-gpu-check-mapped", "gpu-kernel-outlining", "ke-gpu-merge-modules",
+        "ke-gpu-allocs-to-attributions", "ke-gpu-hoist-barriers"}) {
     EXPECT_NE(cuda.find(step.str()), std::string::npos) << step.str();
     EXPECT_NE(rocm.find(step.str()), std::string::npos) << step.str();
   }
