@@ -64,8 +64,8 @@
 using namespace mlir;
 using namespace ke;
 
-/// The device passes up to the LLVM dialect; then the kernels' pointer
-/// parameters get their alignment (annotateKernelPointerAlignment) and
+/// The device passes up to the LLVM dialect, ending with the kernels' pointer
+/// parameters' alignment (ke-gpu-align-kernel-pointers); then
 /// getSerializePasses makes PTX.
 static PassPipeline getNvvmLoweringPasses(const TargetDescription &target) {
   std::string chip = target.chip, features = target.features;
@@ -86,6 +86,7 @@ static PassPipeline getNvvmLoweringPasses(const TargetDescription &target) {
   passes.push_back(
       {[] { return createConvertGpuOpsToNVVMOps(); }, "gpu.module"});
   passes.push_back({[] { return createReconcileUnrealizedCastsPass(); }});
+  passes.push_back({[] { return createGpuAlignKernelPointersPass(); }});
   return passes;
 }
 
@@ -102,8 +103,8 @@ static PassPipeline getSerializePasses(llvm::StringRef toolkit = "") {
 }
 
 std::string ke::getNvptxLoweringPipeline(const TargetDescription &target) {
-  return printPipeline(getNvvmLoweringPasses(target)) +
-         ",align-kernel-pointers," + printPipeline(getSerializePasses());
+  return printPipeline(getNvvmLoweringPasses(target)) + "," +
+         printPipeline(getSerializePasses());
 }
 
 namespace {
@@ -129,10 +130,12 @@ GpuLoweringStep codeStep(std::string text, LogicalResult (*run)(ModuleOp),
   return {std::move(text), families, run};
 }
 
-/// A step of upstream passes, named by what they print.
-GpuLoweringStep passStep(PassPipeline passes) {
+/// A step of passes, named by what they print.
+GpuLoweringStep passStep(PassPipeline passes,
+                         GpuLoweringStep::Families families =
+                             GpuLoweringStep::AllFamilies) {
   std::string text = printPipeline(passes);
-  return {std::move(text), GpuLoweringStep::AllFamilies,
+  return {std::move(text), families,
           [passes = std::move(passes)](ModuleOp module) {
             return runPipeline(module, passes);
           }};
@@ -141,450 +144,10 @@ GpuLoweringStep passStep(PassPipeline passes) {
 
 namespace {
 
-PassPipeline getVectorToScfPasses() {
-  return {PassStep{[] {
-    return createConvertVectorToSCFPass(
-        VectorTransferToSCFOptions().enableFullUnroll());
-  }}};
-}
 
-/// Vector transfers become scalar loops (more than one dimension, or out of
-/// bounds) and vector.load/store (the rest): the NVVM conversion lowers
-/// neither transfers nor memrefs outside the default address space itself.
-LogicalResult lowerVectorTransfers(ModuleOp module) {
-  if (failed(runPipeline(module, getVectorToScfPasses())))
-    return failure();
-  RewritePatternSet patterns(module.getContext());
-  // Transposed and broadcasting reads first become minor-identity ones; n-D
-  // broadcasts, transposes and shape casts become 1-D vector ops, which the
-  // NVVM conversion handles.
-  vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
-  vector::populateVectorTransferLoweringPatterns(patterns,
-                                                 /*maxTransferRank=*/1);
-  vector::populateVectorBroadcastLoweringPatterns(patterns);
-  vector::populateVectorShapeCastLoweringPatterns(patterns);
-  vector::populateVectorTransposeLoweringPatterns(
-      patterns, vector::VectorTransposeLowering::EltWise);
-  return applyPatternsGreedily(module, std::move(patterns));
-}
 
-/// The alignment, in bytes, of every kernel buffer's pointers: ke's
-/// runners allocate each buffer on its own with the driver's allocator
-/// (cuMemAlloc aligns to 256 bytes) and pass it with offset 0. 16 bytes is
-/// what one 128-bit access needs.
-constexpr uint64_t kKernelBufferAlignment = 16;
 
-/// The largest power of two (up to 2^20) that provably divides the index
-/// value `value`: constants, sums, products and shifts of values, affine
-/// maps of them, and scf.for induction variables; thread and block ids and
-/// anything else count as 1.
-int64_t knownPowerOfTwoFactor(Value value, unsigned depth = 0);
 
-int64_t powerOfTwoFactorOf(int64_t constant) {
-  constexpr int64_t kCap = int64_t(1) << 20;
-  if (constant == 0)
-    return kCap;
-  return std::min<int64_t>(kCap, constant & -constant);
-}
-
-int64_t knownPowerOfTwoFactor(AffineExpr expr, ValueRange dims,
-                              ValueRange symbols, unsigned depth) {
-  constexpr int64_t kCap = int64_t(1) << 20;
-  if (auto constant = dyn_cast<AffineConstantExpr>(expr))
-    return powerOfTwoFactorOf(constant.getValue());
-  if (auto dim = dyn_cast<AffineDimExpr>(expr))
-    return knownPowerOfTwoFactor(dims[dim.getPosition()], depth + 1);
-  if (auto symbol = dyn_cast<AffineSymbolExpr>(expr))
-    return knownPowerOfTwoFactor(symbols[symbol.getPosition()], depth + 1);
-  auto binary = cast<AffineBinaryOpExpr>(expr);
-  int64_t lhs = knownPowerOfTwoFactor(binary.getLHS(), dims, symbols, depth);
-  int64_t rhs = knownPowerOfTwoFactor(binary.getRHS(), dims, symbols, depth);
-  switch (expr.getKind()) {
-  case AffineExprKind::Add:
-    return std::min(lhs, rhs);
-  case AffineExprKind::Mul:
-    return std::min(kCap, lhs * rhs);
-  case AffineExprKind::Mod:
-    // x mod c = x - c * floor(x / c): a multiple of what divides both.
-    return std::min(lhs, rhs);
-  default: // floordiv, ceildiv
-    return 1;
-  }
-}
-
-int64_t knownPowerOfTwoFactor(Value value, unsigned depth) {
-  constexpr int64_t kCap = int64_t(1) << 20;
-  if (depth > 16)
-    return 1;
-  if (std::optional<int64_t> constant = getConstantIntValue(value))
-    return powerOfTwoFactorOf(*constant);
-  if (auto arg = dyn_cast<BlockArgument>(value)) {
-    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-    if (loop && arg == loop.getInductionVar())
-      return std::min(knownPowerOfTwoFactor(loop.getLowerBound(), depth + 1),
-                      knownPowerOfTwoFactor(loop.getStep(), depth + 1));
-    return 1;
-  }
-  Operation *def = value.getDefiningOp();
-  if (auto apply = dyn_cast<affine::AffineApplyOp>(def)) {
-    AffineMap map = apply.getAffineMap();
-    return knownPowerOfTwoFactor(map.getResult(0), apply.getDimOperands(),
-                                 apply.getSymbolOperands(), depth);
-  }
-  if (isa<arith::AddIOp, arith::SubIOp>(def))
-    return std::min(knownPowerOfTwoFactor(def->getOperand(0), depth + 1),
-                    knownPowerOfTwoFactor(def->getOperand(1), depth + 1));
-  if (isa<arith::MulIOp>(def))
-    return std::min(kCap,
-                    knownPowerOfTwoFactor(def->getOperand(0), depth + 1) *
-                        knownPowerOfTwoFactor(def->getOperand(1), depth + 1));
-  if (isa<arith::ShLIOp>(def))
-    if (std::optional<int64_t> shift = getConstantIntValue(def->getOperand(1));
-        shift && *shift >= 0 && *shift < 20)
-      return std::min(kCap,
-                      knownPowerOfTwoFactor(def->getOperand(0), depth + 1)
-                          << *shift);
-  if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(def))
-    return knownPowerOfTwoFactor(def->getOperand(0), depth + 1);
-  return 1;
-}
-
-/// The largest power of two known to divide the element offset of `memref`
-/// from the start of its buffer, for views of a kernel argument (offset 0);
-/// 0 when the view or its buffer is anything else.
-int64_t knownOffsetFactor(Value memref, unsigned depth = 0) {
-  constexpr int64_t kCap = int64_t(1) << 20;
-  if (depth > 16)
-    return 0;
-  if (auto arg = dyn_cast<BlockArgument>(memref)) {
-    auto func = dyn_cast<gpu::GPUFuncOp>(arg.getOwner()->getParentOp());
-    if (!func || arg.getOwner() != &func.getBody().front() ||
-        arg.getArgNumber() >= func.getNumArguments())
-      return 0; // attributions and loop-carried views
-    auto type = dyn_cast<MemRefType>(memref.getType());
-    return type && type.getLayout().isIdentity() ? kCap : 0;
-  }
-  Operation *def = memref.getDefiningOp();
-  if (auto cast = dyn_cast_or_null<memref::CastOp>(def))
-    return knownOffsetFactor(cast.getSource(), depth + 1);
-  if (auto assumed = dyn_cast_or_null<memref::AssumeAlignmentOp>(def))
-    return knownOffsetFactor(assumed.getMemref(), depth + 1);
-  auto subview = dyn_cast_or_null<memref::SubViewOp>(def);
-  if (!subview)
-    return 0;
-  int64_t factor = knownOffsetFactor(subview.getSource(), depth + 1);
-  if (factor == 0)
-    return 0;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(subview.getSourceType().getStridesAndOffset(strides, offset)) ||
-      llvm::any_of(strides, ShapedType::isDynamic))
-    return 0;
-  for (auto [ofr, stride] : llvm::zip(subview.getMixedOffsets(), strides)) {
-    int64_t part = isa<Attribute>(ofr)
-                       ? powerOfTwoFactorOf(*getConstantIntValue(ofr))
-                       : knownPowerOfTwoFactor(cast<Value>(ofr));
-    factor = std::min({factor, kCap, part * powerOfTwoFactorOf(stride)});
-  }
-  return factor;
-}
-
-/// Gives vector loads and stores on kernel buffers the alignment their
-/// indices prove: the buffer's 16-byte alignment (kKernelBufferAlignment)
-/// times the power of two dividing the element offset, as far as it goes.
-/// A 128-bit vector access at a multiple of four f32 elements becomes one
-/// ld.global.v4 / st.global.v4 even where LLVM's own analysis gives up
-/// (deep address arithmetic); other accesses keep element alignment and
-/// are split into scalars.
-template <typename OpTy>
-void annotateAccessAlignment(OpTy op) {
-  auto type = cast<MemRefType>(op.getBase().getType());
-  unsigned elementBytes =
-      std::max(1u, unsigned(type.getElementTypeBitWidth() / 8));
-  int64_t factor = knownOffsetFactor(op.getBase());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (factor == 0 || failed(type.getStridesAndOffset(strides, offset)) ||
-      llvm::any_of(strides, ShapedType::isDynamic))
-    return;
-  for (auto [index, stride] : llvm::zip(op.getIndices(), strides))
-    factor = std::min(factor, knownPowerOfTwoFactor(index) *
-                                  powerOfTwoFactorOf(stride));
-  uint64_t alignment =
-      std::min<uint64_t>(kKernelBufferAlignment, factor * elementBytes);
-  if (alignment > elementBytes &&
-      alignment > op.getAlignment().value_or(0))
-    op.setAlignment(alignment);
-}
-
-void annotateVectorAlignment(ModuleOp module) {
-  module.walk([](gpu::GPUFuncOp func) {
-    func.walk([](Operation *op) {
-      if (auto load = dyn_cast<vector::LoadOp>(op))
-        annotateAccessAlignment(load);
-      else if (auto store = dyn_cast<vector::StoreOp>(op))
-        annotateAccessAlignment(store);
-    });
-  });
-}
-
-/// Marks every pointer parameter of every kernel (the allocated and aligned
-/// pointers of its memref descriptors) `llvm.align = 16`. LLVM's alignment
-/// inference then proves 128-bit alignment for exactly those vector
-/// accesses whose element offset is a multiple of the vector width (the
-/// sketches make thread tiles vector-wide along the contiguous dimension),
-/// so they become ld.global.v4 / st.global.v4; the others stay scalar.
-/// (A memref.assume_alignment does not survive: expand-strided-metadata
-/// looks through it and the unused assumption is erased.)
-///
-/// The pointers the kernel only reads through are also `llvm.noalias`: a
-/// kernel's buffer arguments do not overlap (ke's kernel ABI,
-/// docs/compile.md), and of a descriptor only the aligned pointer is used.
-/// LLVM then knows that neither a barrier nor the kernel's stores change
-/// such a buffer, so a thread's second and third read of a row (softmax:
-/// max, sum, normalization) reuse the registers of the first instead of
-/// going back to L1/L2, and the loads go through the non-coherent cache
-/// (ld.global.nc), as nvcc does for `const __restrict__` pointers. Written
-/// buffers stay as they were: noalias on them let LLVM keep more values in
-/// registers across a matmul's stages, which spilled (ptxas-small).
-/// Whether `pointer` is loaded through and never stored through: followed
-/// through GEPs, casts and the memref descriptor structs the lowering
-/// builds (insertvalue, extractvalue at the same position); any other use
-/// counts as a store.
-bool isReadOnlyPointer(Value pointer) {
-  if (pointer.use_empty())
-    return false;
-  // A pointer, or a struct holding it at `position`.
-  struct Item {
-    Value value;
-    SmallVector<int64_t> position;
-  };
-  SmallVector<Item> worklist = {{pointer, {}}};
-  while (!worklist.empty()) {
-    Item item = worklist.pop_back_val();
-    for (OpOperand &use : item.value.getUses()) {
-      Operation *user = use.getOwner();
-      if (item.position.empty()) {
-        if (isa<LLVM::LoadOp>(user))
-          continue;
-        if (isa<LLVM::GEPOp, LLVM::AddrSpaceCastOp, LLVM::BitcastOp>(user)) {
-          worklist.push_back({user->getResult(0), {}});
-          continue;
-        }
-        if (auto insert = dyn_cast<LLVM::InsertValueOp>(user);
-            insert && insert.getValue() == item.value) {
-          worklist.push_back({insert.getResult(),
-                              llvm::to_vector(insert.getPosition())});
-          continue;
-        }
-        return false;
-      }
-      if (auto insert = dyn_cast<LLVM::InsertValueOp>(user);
-          insert && insert.getContainer() == item.value &&
-          insert.getValue() != item.value) {
-        if (insert.getPosition() != ArrayRef<int64_t>(item.position))
-          worklist.push_back({insert.getResult(), item.position});
-        continue;
-      }
-      if (auto extract = dyn_cast<LLVM::ExtractValueOp>(user)) {
-        if (extract.getPosition() == ArrayRef<int64_t>(item.position))
-          worklist.push_back({extract.getResult(), {}});
-        continue;
-      }
-      return false;
-    }
-  }
-  return true;
-}
-
-void annotateKernelPointerAlignment(ModuleOp module) {
-  module.walk([](LLVM::LLVMFuncOp func) {
-    if (func.isExternal() || !func->getParentOfType<gpu::GPUModuleOp>() ||
-        !(func->hasAttr(gpu::GPUDialect::getKernelFuncAttrName()) ||
-          func->hasAttr("nvvm.kernel")))
-      return;
-    Builder builder(func.getContext());
-    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
-      auto pointer =
-          dyn_cast<LLVM::LLVMPointerType>(func.getArgument(i).getType());
-      // Generic (0) or global (1) pointers only: buffers of the kernel.
-      if (!pointer || pointer.getAddressSpace() > 1)
-        continue;
-      func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
-                      builder.getI64IntegerAttr(kKernelBufferAlignment));
-      if (isReadOnlyPointer(func.getArgument(i)))
-        func.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
-                        builder.getUnitAttr());
-    }
-  });
-}
-
-/// The buffer a memref value views: a function (kernel) argument or an
-/// allocation, through subviews, casts and alignment assumptions.
-Value getMemrefRoot(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
-      value = view.getViewSource();
-      continue;
-    }
-    if (auto assumed = dyn_cast<memref::AssumeAlignmentOp>(def)) {
-      value = assumed.getMemref();
-      continue;
-    }
-    break;
-  }
-  return value;
-}
-
-/// True when `root` is a buffer distinct from every other argument and
-/// allocation: an argument of the kernel function (ke's runners allocate
-/// each kernel buffer on its own) or an allocation.
-bool isDistinctBuffer(Value root) {
-  if (auto arg = dyn_cast<BlockArgument>(root))
-    return isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
-  return isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(
-      root.getDefiningOp());
-}
-
-/// True when nothing in `loop` other than `read` and `write` may touch the
-/// buffer `root` (barriers aside: they order, they do not access).
-bool onlyAccessesOfRoot(scf::ForOp loop, Value root, Operation *read,
-                        Operation *write) {
-  WalkResult result = loop.getBody()->walk([&](Operation *op) {
-    if (op == read || op == write || isa<gpu::BarrierOp>(op) ||
-        isMemoryEffectFree(op) ||
-        op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-      return WalkResult::advance();
-    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!effects)
-      return WalkResult::interrupt();
-    SmallVector<MemoryEffects::EffectInstance> instances;
-    effects.getEffects(instances);
-    for (const MemoryEffects::EffectInstance &effect : instances) {
-      Value value = effect.getValue();
-      if (!value)
-        return WalkResult::interrupt();
-      Value other = getMemrefRoot(value);
-      if (other == root || !isDistinctBuffer(other))
-        return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return !result.wasInterrupted();
-}
-
-/// The shape of `type` without its leading unit dimensions.
-ArrayRef<int64_t> dropLeadingUnits(VectorType type) {
-  ArrayRef<int64_t> shape = type.getShape();
-  while (!shape.empty() && shape.front() == 1)
-    shape = shape.drop_front();
-  return shape;
-}
-
-/// True when `read` and `write` move the same elements: equal, or (the 1-D
-/// convolutions the vectorizer makes of a decomposed 2-D one read their
-/// accumulator rank-reduced) minor-identity accesses whose vector shapes
-/// differ only in leading unit dimensions.
-bool sameTile(vector::TransferReadOp read, vector::TransferWriteOp write) {
-  if (write.getVectorType() == read.getVectorType())
-    return write.getPermutationMap() == read.getPermutationMap();
-  return read.getPermutationMap().isMinorIdentity() &&
-         write.getPermutationMap().isMinorIdentity() &&
-         read.getVectorType().getElementType() ==
-             write.getVectorType().getElementType() &&
-         dropLeadingUnits(read.getVectorType()) ==
-             dropLeadingUnits(write.getVectorType()) &&
-         read.getInBoundsValues() == SmallVector<bool>(
-                                         read.getVectorType().getRank(), true) &&
-         write.getInBoundsValues() ==
-             SmallVector<bool>(write.getVectorType().getRank(), true);
-}
-
-/// Keeps a thread's accumulator tile in registers across a loop: a
-/// vector.transfer_read at the top of an scf.for's body and a
-/// vector.transfer_write of the same tile (same memref value and indices,
-/// all defined outside the loop) move out of the loop, the tile becoming
-/// an iter_arg. The GPU sketches leave this pattern in the shared-memory
-/// stage loop of a contraction (the thread forall sits inside it), where
-/// every stage would otherwise read and write the output tile in global
-/// memory. Only done when nothing else in the loop touches the tile's
-/// buffer and the loop runs at least once; upstream's
-/// hoistRedundantVectorTransfers refuses tiles that are subviews.
-void hoistAccumulatorTiles(ModuleOp module) {
-  SmallVector<scf::ForOp> loops;
-  module.walk([&](scf::ForOp loop) {
-    if (loop->getParentOfType<gpu::LaunchOp>())
-      loops.push_back(loop);
-  });
-  IRRewriter rewriter(module.getContext());
-  for (scf::ForOp loop : loops) {
-    moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
-    std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound()),
-                           upper = getConstantIntValue(loop.getUpperBound());
-    if (!lower || !upper || *lower >= *upper)
-      continue;
-    bool changed = true;
-    while (changed) {
-      changed = false;
-      for (Operation &op : *loop.getBody()) {
-        auto read = dyn_cast<vector::TransferReadOp>(&op);
-        if (!read || read.getMask() || !isa<MemRefType>(read.getShapedType()))
-          continue;
-        auto invariant = [&](Value v) {
-          return !loop->isAncestor(v.getParentBlock()->getParentOp());
-        };
-        if (!llvm::all_of(read->getOperands(), invariant))
-          continue;
-        vector::TransferWriteOp write;
-        for (Operation &later : llvm::make_range(
-                 std::next(Block::iterator(read)), loop.getBody()->end())) {
-          auto candidate = dyn_cast<vector::TransferWriteOp>(&later);
-          if (candidate && candidate.getBase() == read.getBase() &&
-              candidate.getIndices() == read.getIndices() &&
-              sameTile(read, candidate) && !candidate.getMask()) {
-            write = candidate;
-            break;
-          }
-        }
-        if (!write)
-          continue;
-        Value root = getMemrefRoot(read.getBase());
-        if (!isDistinctBuffer(root) ||
-            !onlyAccessesOfRoot(loop, root, read, write))
-          continue;
-        rewriter.setInsertionPoint(loop);
-        Operation *hoisted = rewriter.clone(*read);
-        FailureOr<LoopLikeOpInterface> grown =
-            cast<LoopLikeOpInterface>(loop.getOperation())
-                .replaceWithAdditionalYields(
-                    rewriter, hoisted->getResult(0),
-                    /*replaceInitOperandUsesInLoop=*/false,
-                    [&](OpBuilder &b, Location loc, ArrayRef<BlockArgument>) {
-                      Value tile = write.getVector();
-                      if (tile.getType() != read.getVectorType())
-                        tile = vector::ShapeCastOp::create(
-                            b, loc, read.getVectorType(), tile);
-                      return SmallVector<Value>{tile};
-                    });
-        if (failed(grown))
-          break;
-        loop = cast<scf::ForOp>(grown->getOperation());
-        rewriter.replaceOp(read, loop.getRegionIterArgs().back());
-        rewriter.setInsertionPointAfter(loop);
-        write->moveAfter(loop);
-        Value result = loop.getResults().back();
-        if (result.getType() != write.getVectorType()) {
-          rewriter.setInsertionPoint(write);
-          result = vector::ShapeCastOp::create(rewriter, write.getLoc(),
-                                               write.getVectorType(), result);
-        }
-        write.getValueToStoreMutable().assign(result);
-        changed = true;
-        break;
-      }
-    }
-  }
-}
 
 
 } // namespace
@@ -694,6 +257,16 @@ FailureOr<std::string> ke::assemblePtx(llvm::StringRef ptx,
       log);
 }
 
+/// convert-vector-to-scf with full unrolling, the first half of turning
+/// vector transfers into loads and stores (ke-gpu-lower-vector-transfers is
+/// the second).
+static PassPipeline getVectorToScfPasses() {
+  return {PassStep{[] {
+    return createConvertVectorToSCFPass(
+        VectorTransferToSCFOptions().enableFullUnroll());
+  }}};
+}
+
 /// The steps of the GPU lowering from the scheduled kernel to the device
 /// passes, in order. lowerKernelToGpuBinary runs exactly these and
 /// getGpuPipelineHash hashes exactly their names, so that a step added,
@@ -708,9 +281,8 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
     list.push_back(passStep({{[] { return createCSEPass(); }},
                              {[] { return createCanonicalizerPass(); }},
                              {[] { return createCSEPass(); }}}));
-    list.push_back(codeStep("hoist-accumulator-tiles", [](ModuleOp m) {
-      return hoistAccumulatorTiles(m), success();
-    }));
+    list.push_back(
+        passStep({{[] { return createGpuHoistAccumulatorTilesPass(); }}}));
     list.push_back(codeStep("launch-host-combines", [](ModuleOp m) {
       return launchHostCombines(m), success();
     }));
@@ -723,17 +295,16 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
     list.push_back(passStep({{[] { return createGpuMergeModulesPass(); }}}));
     list.push_back(
         passStep({{[] { return createGpuAllocsToAttributionsPass(); }}}));
-    list.push_back(codeStep("lower-vector-transfers{" +
-                                printPipeline(getVectorToScfPasses()) + "}",
-                            lowerVectorTransfers));
+    list.push_back(passStep(getVectorToScfPasses()));
+    list.push_back(
+        passStep({{[] { return createGpuLowerVectorTransfersPass(); }}}));
     list.push_back(codeStep("combine-partials-with-all-reduce", [](ModuleOp m) {
       return combinePartialsWithAllReduce(m), success();
     }));
     list.push_back(passStep({{[] { return createGpuHoistBarriersPass(); }}}));
-    list.push_back(codeStep(
-        "annotate-vector-alignment",
-        [](ModuleOp m) { return annotateVectorAlignment(m), success(); },
-        GpuLoweringStep::CudaOnly));
+    list.push_back(
+        passStep({{[] { return createGpuAnnotateVectorAlignmentPass(); }}},
+                 GpuLoweringStep::CudaOnly));
     return list;
   }();
   return steps;
@@ -787,7 +358,6 @@ ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
     if (failed(runPipeline(kernel, getNvvmLoweringPasses(target))) ||
         failed(checkLibdeviceFound(kernel, toolkit)))
       return failure();
-    annotateKernelPointerAlignment(kernel);
     if (failed(runPipeline(kernel, getSerializePasses(toolkit))))
       return failure();
   }

@@ -54,15 +54,17 @@ TEST(PipelineHashTest, GpuTextNamesEveryStep) {
   std::string cuda = getGpuPipelineText(parseOrDie("cuda:sm_90"));
   std::string rocm = getGpuPipelineText(parseOrDie("rocm:gfx942"));
   for (llvm::StringRef step :
-       {"hoist-accumulator-tiles", "launch-host-combines",
+       {"ke-gpu-hoist-accumulator-tiles", "launch-host-combines",
         "ke-gpu-check-mapped", "gpu-kernel-outlining", "ke-gpu-merge-modules",
         "ke-gpu-allocs-to-attributions", "ke-gpu-hoist-barriers"}) {
     EXPECT_NE(cuda.find(step.str()), std::string::npos) << step.str();
     EXPECT_NE(rocm.find(step.str()), std::string::npos) << step.str();
   }
   // CUDA-only steps appear only in CUDA's text.
-  EXPECT_NE(cuda.find("annotate-vector-alignment"), std::string::npos);
-  EXPECT_EQ(rocm.find("annotate-vector-alignment"), std::string::npos);
+  EXPECT_NE(cuda.find("ke-gpu-annotate-vector-alignment"), std::string::npos);
+  EXPECT_EQ(rocm.find("ke-gpu-annotate-vector-alignment"), std::string::npos);
+  EXPECT_NE(cuda.find("ke-gpu-align-kernel-pointers"), std::string::npos);
+  EXPECT_EQ(rocm.find("ke-gpu-align-kernel-pointers"), std::string::npos);
   EXPECT_NE(cuda.find("convert-gpu-to-nvvm"), std::string::npos);
   EXPECT_NE(rocm.find("convert-gpu-to-rocdl"), std::string::npos);
 }

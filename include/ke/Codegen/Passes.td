@@ -85,4 +85,61 @@ def GpuAllocsToAttributionsPass
   }];
 }
 
+def GpuHoistAccumulatorTilesPass
+    : Pass<"ke-gpu-hoist-accumulator-tiles", "::mlir::ModuleOp"> {
+  let summary = "Keep a thread's accumulator tile in registers across a loop";
+  let description = [{
+    A vector.transfer_read of a tile in an scf.for inside a gpu.launch, and a
+    vector.transfer_write of the same tile later in the body (same memref
+    value and indices, all defined outside the loop), move out of the loop;
+    the tile becomes an iter_arg. The GPU sketches leave this pattern in the
+    shared-memory stage loop of a contraction, where every stage would
+    otherwise read and write the output tile in global memory. Only done
+    when nothing else in the loop touches the tile's buffer, the buffer is
+    distinct (a kernel argument or an allocation) and the loop runs at least
+    once; upstream's hoistRedundantVectorTransfers refuses tiles that are
+    subviews.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
+}
+
+def GpuLowerVectorTransfersPass
+    : Pass<"ke-gpu-lower-vector-transfers", "::mlir::ModuleOp"> {
+  let summary = "Lower what convert-vector-to-scf leaves to 1-D loads and stores";
+  let description = [{
+    Runs after convert-vector-to-scf{full-unroll}: transposed and
+    broadcasting transfers become minor-identity ones, transfers of rank 1
+    become vector.load/store, and n-D broadcasts, transposes and shape casts
+    become 1-D vector ops, which the NVVM and ROCDL conversions handle.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def GpuAnnotateVectorAlignmentPass
+    : Pass<"ke-gpu-annotate-vector-alignment", "::mlir::ModuleOp"> {
+  let summary = "Give vector loads and stores the alignment their indices prove";
+  let description = [{
+    Kernel buffers are 16-byte aligned (the runners allocate each on its own
+    and pass offset 0). A vector.load or vector.store in a gpu.func on a view
+    of a kernel argument gets alignment 16 times the power of two that
+    provably divides its element offset (through subviews, affine maps,
+    arith ops and scf.for induction variables), capped at 16 bytes, when
+    that beats element alignment. A 128-bit access at a multiple of four f32
+    elements then becomes one ld.global.v4 / st.global.v4.
+  }];
+}
+
+def GpuAlignKernelPointersPass
+    : Pass<"ke-gpu-align-kernel-pointers", "::mlir::ModuleOp"> {
+  let summary = "Mark kernel pointer parameters align 16, read-only ones noalias";
+  let description = [{
+    After the conversion to NVVM: every generic or global pointer parameter
+    of a kernel llvm.func in a gpu.module gets `llvm.align = 16`, and the
+    pointers the kernel only loads through also get `llvm.noalias` (kernel
+    buffers do not overlap), so that loads of read-only buffers go through
+    ld.global.nc and repeated reads reuse registers across barriers.
+  }];
+}
+
 #endif // KE_CODEGEN_PASSES
