@@ -10,6 +10,8 @@
 
 #include "GpuReductions.h"
 
+#include "ke/Codegen/Passes.h"
+
 #include "ke/Workload/Kernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -325,3 +327,22 @@ void ke::combinePartialsWithAllReduce(ModuleOp module) {
   for (auto [reduction, kernel] : candidates)
     (void)rewriteCombine(reduction, kernel);
 }
+
+namespace ke {
+#define GEN_PASS_DEF_GPULAUNCHHOSTCOMBINESPASS
+#define GEN_PASS_DEF_GPUCOMBINEPARTIALSPASS
+#include "ke/Codegen/Passes.h.inc"
+} // namespace ke
+
+namespace {
+struct GpuLaunchHostCombinesPass
+    : ke::impl::GpuLaunchHostCombinesPassBase<GpuLaunchHostCombinesPass> {
+  void runOnOperation() override { ke::launchHostCombines(getOperation()); }
+};
+struct GpuCombinePartialsPass
+    : ke::impl::GpuCombinePartialsPassBase<GpuCombinePartialsPass> {
+  void runOnOperation() override {
+    ke::combinePartialsWithAllReduce(getOperation());
+  }
+};
+} // namespace

@@ -11,7 +11,6 @@
 #include "ExternalTool.h"
 #include "GpuLaunches.h"
 #include "GpuBarriers.h"
-#include "GpuReductions.h"
 
 #include "ke/Codegen/Passes.h"
 #include "ke/Codegen/PipelineHash.h"
@@ -122,13 +121,6 @@ struct GpuLoweringStep {
     return families == AllFamilies || family == TargetFamily::Cuda;
   }
 };
-
-/// A step of C++ code, named `text` in the pipeline.
-GpuLoweringStep codeStep(std::string text, LogicalResult (*run)(ModuleOp),
-                         GpuLoweringStep::Families families =
-                             GpuLoweringStep::AllFamilies) {
-  return {std::move(text), families, run};
-}
 
 /// A step of passes, named by what they print.
 GpuLoweringStep passStep(PassPipeline passes,
@@ -283,9 +275,8 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
                              {[] { return createCSEPass(); }}}));
     list.push_back(
         passStep({{[] { return createGpuHoistAccumulatorTilesPass(); }}}));
-    list.push_back(codeStep("launch-host-combines", [](ModuleOp m) {
-      return launchHostCombines(m), success();
-    }));
+    list.push_back(
+        passStep({{[] { return createGpuLaunchHostCombinesPass(); }}}));
     list.push_back(
         passStep({{[] { return createGpuWrapUnmappedKernelPass(); }}}));
     list.push_back(passStep({{[] { return createGpuCheckMappedPass(); }}}));
@@ -298,9 +289,7 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
     list.push_back(passStep(getVectorToScfPasses()));
     list.push_back(
         passStep({{[] { return createGpuLowerVectorTransfersPass(); }}}));
-    list.push_back(codeStep("combine-partials-with-all-reduce", [](ModuleOp m) {
-      return combinePartialsWithAllReduce(m), success();
-    }));
+    list.push_back(passStep({{[] { return createGpuCombinePartialsPass(); }}}));
     list.push_back(passStep({{[] { return createGpuHoistBarriersPass(); }}}));
     list.push_back(
         passStep({{[] { return createGpuAnnotateVectorAlignmentPass(); }}},

@@ -142,4 +142,42 @@ def GpuAlignKernelPointersPass
   }];
 }
 
+def GpuLaunchHostCombinesPass
+    : Pass<"ke-gpu-launch-host-combines", "::mlir::ModuleOp"> {
+  let summary = "Run a global reduction's combine of block partials on the GPU";
+  let description = [{
+    Launch 2 of a global reduction (gpu.reduce on a 0-d result): the schedule
+    leaves the combine of the per-block partials on the host, a
+    vector.reduction of a whole static host allocation. It becomes a launch
+    of one block of T = min(B, 256) threads (T dividing B): thread t reduces
+    partials t, t+T, ... in order, the block combines with gpu.all_reduce,
+    and thread 0 combines the init and runs the host code that followed
+    (the store). Every order of combination is fixed, so the result is the
+    same from run to run. One such combine per kernel module.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def GpuCombinePartialsPass
+    : Pass<"ke-gpu-combine-partials", "::mlir::ModuleOp"> {
+  let summary = "Combine a block's partial results with gpu.all_reduce";
+  let description = [{
+    The block combine that gpu.reduce schedules leave in their kernels reads
+    a whole row of partials (one per thread) in the few threads that own a
+    row, under a block-uniform scf.if: `vector.load shared[row][0] :
+    vector<T>` and `vector.reduction`. Every thread instead loads its own
+    element of each row before the scf.if and reduces it with the whole
+    block (gpu.all_reduce, uniform), and the owning thread picks its row's
+    result: warp shuffles and one small shared-memory step instead of a
+    serial sum. Needs a [T, 1, 1] known block size, 32-bit elements or
+    16-bit floats (combined in f32), at most 16 rows; other combines are
+    left alone.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // KE_CODEGEN_PASSES
