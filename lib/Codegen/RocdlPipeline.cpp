@@ -2,7 +2,7 @@
 //
 // The ROCm half of the GPU lowering (ke/Codegen/RocdlPipeline.h).
 // Everything up to the device pass list is shared with NVPTX
-// (lowerKernelToGpuBinary, NvptxPipeline.cpp); this file holds the ROCDL
+// (lowerKernelToGpuBinary, GpuPipeline.cpp); this file holds the ROCDL
 // pass list and the step from AMDGCN assembly to a code object:
 //   - MLIR's ROCDL serializer links the ROCm device libraries a kernel calls
 //     into (ocml for math, ockl; Debian's rocm-device-libs) and emits AMDGCN

@@ -24,7 +24,7 @@
 //      accesses become ld.global.v4 / st.global.v4; lowers the gpu.module to
 //      NVVM, marks the kernels' pointer parameters align 16 and serializes
 //      it to PTX (nvvm-attach-target with the target's chip and features,
-//      e.g. sm_90 and +ptx80), see getNvptxLoweringPipeline;
+//      e.g. sm_90 and +ptx80), see ke/Codegen/NvvmPipeline.h;
 //   6. reads the launches off the host function's gpu.launch_func ops.
 // When ptxas is available ($KE_PTXAS, else ptxas on PATH) the PTX is also
 // assembled to a cubin, and ptxas -v's register and spill counts are kept.
@@ -35,6 +35,7 @@
 #define KE_CODEGEN_GPUPIPELINE_H
 
 #include "ke/Codegen/GpuKernel.h"
+#include "ke/Codegen/Ptxas.h"
 #include "ke/Target/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -63,11 +64,6 @@ mlir::FailureOr<GpuKernelBinary>
 lowerKernelToGpuBinary(mlir::ModuleOp kernel, const TargetDescription &target,
                        const GpuLoweringOptions &options = {});
 
-/// The steps after outlining (the textual pass pipeline on the module), for
-/// docs, debugging and the pipeline hash. `align-kernel-pointers` names the
-/// C++ step between the NVVM conversion and serialization, not a pass.
-std::string getNvptxLoweringPipeline(const TargetDescription &target);
-
 /// The whole GPU lowering of `target` as text: the names of the steps
 /// lowerKernelToGpuBinary runs before the device passes (its step list, so
 /// the text cannot drift from what runs), then the device pipeline.
@@ -77,27 +73,6 @@ std::string getGpuPipelineText(const TargetDescription &target);
 /// (getGpuPipelineText with a generic chip, hashed by hashLoweringPipeline):
 /// tuning records made under another hash are stale.
 std::string getGpuPipelineHash(const TargetDescription &target);
-
-/// The ptxas to run: $KE_PTXAS when set, else `ptxas` on PATH; empty when
-/// there is none.
-std::string findPtxas();
-
-/// What ptxas -v says about one kernel.
-struct PtxasKernelReport {
-  std::string kernelName;
-  unsigned registers = 0;
-  uint64_t spillStoreBytes = 0, spillLoadBytes = 0;
-  uint64_t sharedMemoryBytes = 0;
-};
-
-/// Parses the output of `ptxas -v`.
-llvm::SmallVector<PtxasKernelReport> parsePtxasReport(llvm::StringRef log);
-
-/// Runs `ptxas -arch=<chip> -v` on `ptx`; returns the cubin and sets `log`
-/// to ptxas's messages. Fails with the messages in `log`.
-mlir::FailureOr<std::string> assemblePtx(llvm::StringRef ptx,
-                                         llvm::StringRef chip,
-                                         std::string &log);
 
 } // namespace ke
 

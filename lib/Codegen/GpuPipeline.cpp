@@ -1,0 +1,174 @@
+//===- GpuPipeline.cpp - From a scheduled kernel to a GPU binary ----------===//
+//
+// See ke/Codegen/GpuPipeline.h for the steps. The steps before the device
+// passes are shared by CUDA and ROCm; the device passes and what follows are
+// NvvmPipeline.cpp's and RocdlPipeline.cpp's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ke/Codegen/GpuPipeline.h"
+
+#include "GpuLaunches.h"
+
+#include "ke/Codegen/NvvmPipeline.h"
+#include "ke/Codegen/PassPipeline.h"
+#include "ke/Codegen/Passes.h"
+#include "ke/Codegen/PipelineHash.h"
+#include "ke/Codegen/RocdlPipeline.h"
+
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace ke;
+
+namespace {
+
+/// One step of the GPU lowering (see getGpuLoweringSteps): its text in the
+/// pipeline that the pipeline hash covers (printed by the passes for pass
+/// steps), the target families it runs for, and what it does.
+struct GpuLoweringStep {
+  enum Families { AllFamilies, CudaOnly };
+  std::string text;
+  Families families;
+  std::function<LogicalResult(ModuleOp)> run;
+
+  bool appliesTo(TargetFamily family) const {
+    return families == AllFamilies || family == TargetFamily::Cuda;
+  }
+};
+
+/// A step of passes, named by what they print.
+GpuLoweringStep passStep(PassPipeline passes,
+                         GpuLoweringStep::Families families =
+                             GpuLoweringStep::AllFamilies) {
+  std::string text = printPipeline(passes);
+  return {std::move(text), families,
+          [passes = std::move(passes)](ModuleOp module) {
+            return runPipeline(module, passes);
+          }};
+}
+} // namespace
+
+/// convert-vector-to-scf with full unrolling, the first half of turning
+/// vector transfers into loads and stores (ke-gpu-lower-vector-transfers is
+/// the second).
+static PassPipeline getVectorToScfPasses() {
+  return {PassStep{[] {
+    return createConvertVectorToSCFPass(
+        VectorTransferToSCFOptions().enableFullUnroll());
+  }}};
+}
+
+/// The steps of the GPU lowering from the scheduled kernel to the device
+/// passes, in order. lowerKernelToGpuBinary runs exactly these and
+/// getGpuPipelineHash hashes exactly their names, so that a step added,
+/// removed or reordered changes the hash by construction (the hand-written
+/// list it replaced missed three steps that ran).
+static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
+  static const std::vector<GpuLoweringStep> steps = [] {
+    std::vector<GpuLoweringStep> list;
+    // CSE before canonicalization: bufferized thread foralls leave copies
+    // between identical subviews, which fold only once CSE made them one
+    // value.
+    list.push_back(passStep({{[] { return createCSEPass(); }},
+                             {[] { return createCanonicalizerPass(); }},
+                             {[] { return createCSEPass(); }}}));
+    list.push_back(
+        passStep({{[] { return createGpuHoistAccumulatorTilesPass(); }}}));
+    list.push_back(
+        passStep({{[] { return createGpuLaunchHostCombinesPass(); }}}));
+    list.push_back(
+        passStep({{[] { return createGpuWrapUnmappedKernelPass(); }}}));
+    list.push_back(passStep({{[] { return createGpuCheckMappedPass(); }}}));
+    list.push_back(passStep({{[] { return createGpuSinkConstantsPass(); }}}));
+    list.push_back(
+        passStep({{[] { return createGpuKernelOutliningPass(); }}}));
+    list.push_back(passStep({{[] { return createGpuMergeModulesPass(); }}}));
+    list.push_back(
+        passStep({{[] { return createGpuAllocsToAttributionsPass(); }}}));
+    list.push_back(passStep(getVectorToScfPasses()));
+    list.push_back(
+        passStep({{[] { return createGpuLowerVectorTransfersPass(); }}}));
+    list.push_back(passStep({{[] { return createGpuCombinePartialsPass(); }}}));
+    list.push_back(passStep({{[] { return createGpuHoistBarriersPass(); }}}));
+    list.push_back(
+        passStep({{[] { return createGpuAnnotateVectorAlignmentPass(); }}},
+                 GpuLoweringStep::CudaOnly));
+    return list;
+  }();
+  return steps;
+}
+
+std::string ke::getGpuPipelineText(const TargetDescription &target) {
+  std::string text;
+  for (const GpuLoweringStep &step : getGpuLoweringSteps())
+    if (step.appliesTo(target.family))
+      text += (text.empty() ? "" : ",") + step.text;
+  return text + "," +
+         (target.family == TargetFamily::Rocm
+              ? getRocdlLoweringPipeline(target)
+              : getNvptxLoweringPipeline(target));
+}
+
+std::string ke::getGpuPipelineHash(const TargetDescription &target) {
+  // The chip is part of the target, not of the pipeline's structure.
+  TargetDescription generic = target;
+  generic.chip = "chip";
+  return hashLoweringPipeline(getGpuPipelineText(generic));
+}
+
+FailureOr<GpuKernelBinary>
+ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
+                           const GpuLoweringOptions &options) {
+  if (!target.isGpu())
+    return kernel.emitError("no GPU lowering for target '")
+           << target.name << "'";
+  for (const GpuLoweringStep &step : getGpuLoweringSteps())
+    if (step.appliesTo(target.family) && failed(step.run(kernel)))
+      return failure();
+  bool rocm = target.family == TargetFamily::Rocm;
+  // $KE_DUMP_GPU_MODULE names a file that receives the module as the
+  // device passes get it (outlined, attributions, transfers lowered).
+  if (std::optional<std::string> dump =
+          llvm::sys::Process::GetEnv("KE_DUMP_GPU_MODULE");
+      dump && !dump->empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(*dump, ec);
+    if (!ec)
+      kernel->print(os);
+  }
+  // The device passes are the only step that differs between CUDA
+  // (NvvmPipeline.cpp) and ROCm (RocdlPipeline.cpp), besides assembling
+  // and linking below.
+  if (rocm) {
+    if (failed(runRocdlLowering(kernel, target)))
+      return failure();
+  } else {
+    if (failed(runNvvmLowering(kernel, target)))
+      return failure();
+  }
+
+  GpuKernelBinary binary;
+  FailureOr<std::vector<GpuLaunch>> launches =
+      readGpuLaunches(kernel, &binary.scratch);
+  if (failed(launches))
+    return failure();
+  binary.launches = std::move(*launches);
+  SmallVector<gpu::BinaryOp> binaries(kernel.getOps<gpu::BinaryOp>());
+  if (binaries.size() != 1)
+    return kernel.emitError("expected one gpu.binary after serialization, "
+                            "got ")
+           << binaries.size();
+  auto object = dyn_cast<gpu::ObjectAttr>(binaries.front().getObjects()[0]);
+  if (!object)
+    return kernel.emitError("gpu.binary holds no object");
+  binary.assembly = object.getObject().getValue().str();
+  if (rocm)
+    return finishRocdlBinary(kernel, target, std::move(binary));
+  return finishNvptxBinary(kernel, target, std::move(binary), options);
+}
