@@ -29,12 +29,12 @@ def read_graph(path):
 
 
 def closure(graph, lib):
-    seen, todo = set(), list(graph.get(lib, []))
-    while todo:
-        dep = todo.pop()
+    seen, pending = set(), list(graph.get(lib, []))
+    while pending:
+        dep = pending.pop()
         if dep not in seen:
             seen.add(dep)
-            todo.extend(graph.get(dep, []))
+            pending.extend(graph.get(dep, []))
     return seen
 
 
