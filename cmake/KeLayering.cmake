@@ -8,8 +8,9 @@ set(KE_LIBRARY_LAYERS
   "KeSupport,KeTarget,KeWorkload"  # 0: no ke dependencies
   "KeSketch,KeCodegen,KeDatabase"  # 1: rules, lowering, records
   "KeSchedule,KeRuntime"           # 2: schedules; running kernels
-  "KeSearch,KeTransforms"          # 3: tuning; the apply pass
-  "KeInitAll")                     # 4: registration for tools
+  "KeMeasure,KeTunedSchedules"     # 3: measuring candidates; records <-> schedules
+  "KeSearch,KeTransforms"          # 4: tuning; the apply pass
+  "KeCompiler,KeInitAll")          # 5: whole-module compile; registration for tools
 
 # Fails configuration when a ke library links one of its own or a higher
 # layer; writes the link graph to ${CMAKE_BINARY_DIR}/ke-link-graph.txt

@@ -4,8 +4,8 @@
 
 #include "TuningOutput.h"
 
-#include "ke/Codegen/CpuPipeline.h"
 #include "ke/Database/Database.h"
+#include "ke/TunedSchedules/TunedSchedules.h"
 #include "ke/Workload/Kernel.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -91,7 +91,6 @@ public:
 
   void add(const WorkloadTuning &w, const CandidateRecord &candidate,
            llvm::StringRef role) {
-    Operation *anchor = w.evaluator->getKernelAnchor();
     if (options.records) {
       llvm::json::Value json = candidate.toJSON();
       json.getAsObject()->insert({"workload", w.workload->key});
@@ -102,7 +101,7 @@ public:
     }
     if (database) {
       TuningRecord record =
-          makeTuningRecord(candidate, *w.workload, anchor, target, role);
+          makeTuningRecord(candidate, *w.workload, target, role);
       // A record the database refuses is reported and lost; after a few
       // failures in a row (a full disk, a broken file) saving stops.
       if (llvm::Error error = database->addRecords(record)) {
@@ -146,6 +145,8 @@ bool prepare(WorkloadTuning &w, const TargetDescription &target,
   uint64_t seed = getWorkloadSeed(workload.key, options.seed);
   EvaluatorOptions evaluatorOptions = options.evaluator;
   evaluatorOptions.seed = seed;
+  // Measured as compile will apply it.
+  evaluatorOptions.fusion = getKernelFusion(target);
   // Input sets of many workloads live at once: share a budget.
   evaluatorOptions.maxInputBytes =
       std::max<uint64_t>(64ull << 20, evaluatorOptions.maxInputBytes /
@@ -282,7 +283,7 @@ std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
     // Fills and elementwise consumers fused into another anchor's kernel are
     // measured (and applied) as part of it: no budget of their own.
     if (Operation *fusing = getFusingAnchor(workloads[i].firstOp,
-                                               getKernelFusion(target.isGpu()))) {
+                                               getKernelFusion(target))) {
       w.result.fusedInto = computeWorkloadKey(fusing);
       continue;
     }

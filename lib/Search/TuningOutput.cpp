@@ -2,10 +2,8 @@
 
 #include "TuningOutput.h"
 
-#include "ke/Codegen/CpuPipeline.h"
-#include "ke/Config.h"
+#include "ke/TunedSchedules/TunedSchedules.h"
 
-#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Process.h"
 
@@ -88,25 +86,11 @@ void ConvergenceLog::add(unsigned trial, const Workload &workload,
 
 TuningRecord ke::makeTuningRecord(const CandidateRecord &candidate,
                                   const Workload &workload,
-                                  Operation *kernelAnchor,
                                   const TargetDescription &target,
                                   llvm::StringRef role) {
-  TuningRecord r;
-  r.workloadKey = workload.key;
-  r.target = target.name;
-  r.device = target.chip;
-  r.keVersion = KE_VERSION;
-  r.llvmVersion = LLVM_VERSION_STRING;
-  r.pipelineHash = getPipelineHash(target);
-  r.role = role.str();
-  if (candidate.schedule) {
-    llvm::json::Value json = candidate.schedule->toJSON();
-    const llvm::json::Object *o = json.getAsObject();
-    r.sketch = o->getString("sketch").value_or("").str();
-    if (const llvm::json::Object *knobs = o->getObject("knobs"))
-      r.knobs = llvm::formatv("{0}", llvm::json::Value(llvm::json::Object(*knobs)));
-    r.script = candidate.schedule->getScript(kernelAnchor, target);
-  }
+  TuningRecord r = makeScheduleRecord(
+      candidate.schedule ? &*candidate.schedule : nullptr, candidate.script,
+      workload.key, target, role);
   if (candidate.isValid()) {
     r.seconds.assign(candidate.measurement.seconds.begin(),
                      candidate.measurement.seconds.end());
@@ -122,11 +106,12 @@ llvm::Expected<std::pair<Schedule, CandidateRecord>>
 ke::readTuningRecord(const TuningRecord &record, Operation *kernelAnchor,
                      const TargetDescription &target) {
   llvm::Expected<Schedule> schedule =
-      scheduleFromKnobsText(record.sketch, record.knobs, kernelAnchor, target);
+      readRecordSchedule(record, kernelAnchor, target);
   if (!schedule)
     return schedule.takeError();
   CandidateRecord candidate;
   candidate.schedule = *schedule;
+  candidate.script = record.script;
   std::optional<ErrorClass> error = parseErrorClass(record.error);
   if (!error)
     return llvm::createStringError("unknown error class '" + record.error +

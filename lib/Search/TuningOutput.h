@@ -49,15 +49,16 @@ private:
   llvm::raw_ostream *os;
 };
 
-/// The database form of a candidate of `workload` on `target`.
+/// The database form of a measured candidate of `workload` on `target`
+/// (makeScheduleRecord, ke/TunedSchedules, with the candidate's outcome).
 TuningRecord makeTuningRecord(const CandidateRecord &candidate,
                               const Workload &workload,
-                              mlir::Operation *kernelAnchor,
                               const TargetDescription &target,
                               llvm::StringRef role);
 
-/// Back from the database: the schedule (rebuilt for `kernelAnchor`) and
-/// its record; fails for records of other sketches or knob spaces.
+/// Back from the database: the schedule (readRecordSchedule, rebuilt for
+/// `kernelAnchor`) and its outcome; fails for records of other sketches or
+/// knob spaces.
 llvm::Expected<std::pair<Schedule, CandidateRecord>>
 readTuningRecord(const TuningRecord &record, mlir::Operation *kernelAnchor,
                  const TargetDescription &target);

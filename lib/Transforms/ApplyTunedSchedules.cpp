@@ -24,9 +24,9 @@
 
 #include "ke/Codegen/CpuModuleLowering.h"
 #include "ke/Codegen/CpuPipeline.h"
-#include "ke/Database/Database.h"
 #include "ke/Schedule/Schedule.h"
 #include "ke/Target/Target.h"
+#include "ke/TunedSchedules/TunedSchedules.h"
 #include "ke/Workload/Kernel.h"
 #include "ke/Workload/Workload.h"
 
@@ -60,7 +60,6 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace ke {
@@ -83,16 +82,6 @@ struct OutlinedGroup {
   SmallVector<Value> arguments;
   /// The group's results that `func` returns, in order.
   SmallVector<Value> results;
-};
-
-/// Which schedule a group gets, and the words of its remark.
-struct ChosenSchedule {
-  Schedule schedule;
-  std::string remark;
-  /// True when the schedule comes from a record, false for the default.
-  bool tuned = false;
-  /// The record's script, to tell when the rule now writes another one.
-  std::string recordedScript;
 };
 
 /// Anchors whose group absorbs other workloads go first: a contraction's
@@ -275,14 +264,6 @@ public:
                               llvm::DenseSet<Operation *> &erased);
 
 private:
-  /// The schedule for `outlinedAnchor` (the clone of `anchor`): the best
-  /// record of `key` when there is a usable one, otherwise the default;
-  /// std::nullopt when no rule applies (getDefaultSchedule remarked).
-  /// Failure when the database cannot be read (an error was emitted).
-  FailureOr<std::optional<ChosenSchedule>>
-  chooseSchedule(Operation *anchor, Operation *outlinedAnchor,
-                 const std::string &key);
-
   const TargetDescription &target;
   TuningDatabase *database;
   StringRef databasePath;
@@ -320,58 +301,11 @@ void ApplyTunedSchedulesPass::getDependentDialects(
   tensor::registerTilingInterfaceExternalModels(registry);
 }
 
-FailureOr<std::optional<ChosenSchedule>>
-GroupScheduler::chooseSchedule(Operation *anchor, Operation *outlinedAnchor,
-                               const std::string &key) {
-  std::string why;
-  if (!database) {
-    why = "no tuning database given";
-  } else {
-    llvm::Expected<std::optional<TuningRecord>> best =
-        database->getBest(key, target.name, getCpuPipelineHash());
-    if (!best) {
-      emitError(anchor->getLoc(), "ke: cannot read the tuning database '")
-          << databasePath << "': " << llvm::toString(best.takeError());
-      return failure();
-    }
-    if (!*best) {
-      llvm::Expected<std::string> miss =
-          database->explainNoBest(key, target.name, getCpuPipelineHash());
-      if (!miss) {
-        emitError(anchor->getLoc(), "ke: cannot read the tuning database '")
-            << databasePath << "': " << llvm::toString(miss.takeError());
-        return failure();
-      }
-      why = *miss;
-    } else {
-      const TuningRecord &record = **best;
-      llvm::Expected<Schedule> schedule = scheduleFromKnobsText(
-          record.sketch, record.knobs, outlinedAnchor, target);
-      if (schedule)
-        return std::optional<ChosenSchedule>(ChosenSchedule{
-            *schedule,
-            llvm::formatv("ke: applied tuned schedule {0} (median {1:e3} s, "
-                          "record from {2})",
-                          schedule->describe(), record.medianSeconds,
-                          databasePath)
-                .str(),
-            /*tuned=*/true, record.script});
-      why = "the tuned record for workload " + key + " does not fit this ke (" +
-            llvm::toString(schedule.takeError()) + ")";
-    }
-  }
-  FailureOr<Schedule> fallback = getDefaultSchedule(outlinedAnchor, target);
-  if (failed(fallback))
-    return std::optional<ChosenSchedule>();
-  return std::optional<ChosenSchedule>(ChosenSchedule{
-      *fallback,
-      "ke: " + why + "; applied the default schedule " + fallback->describe()});
-}
-
 LogicalResult
 GroupScheduler::scheduleGroup(Operation *anchor,
                               llvm::DenseSet<Operation *> &erased) {
-  SmallVector<Operation *> group = getKernelGroup(anchor);
+  SmallVector<Operation *> group =
+      getKernelGroup(anchor, getKernelFusion(target));
   std::string key = computeWorkloadKey(anchor);
   if (std::string why = whyNotSchedulable(group); !why.empty()) {
     emitRemark(anchor->getLoc(), "ke: workload ")
@@ -379,17 +313,19 @@ GroupScheduler::scheduleGroup(Operation *anchor,
     return success();
   }
   OutlinedGroup outlined = outlineGroup(group, anchor);
-  FailureOr<std::optional<ChosenSchedule>> chosen =
-      chooseSchedule(anchor, outlined.anchor, key);
-  if (failed(chosen))
+  llvm::Expected<std::optional<ChosenSchedule>> chosen = ke::chooseSchedule(
+      database, databasePath, outlined.anchor, key, target);
+  if (!chosen) {
+    emitError(anchor->getLoc(), "ke: ") << llvm::toString(chosen.takeError());
     return failure();
+  }
   if (!*chosen)
     return success(); // no rule applies: the default lowering, remarked
   std::string script, messages;
-  std::string remark = (*chosen)->remark;
+  std::string remark = (*chosen)->getRemark(databasePath);
   if (failed(runSchedule(outlined, (*chosen)->schedule, target, script,
                          messages))) {
-    if (!(*chosen)->tuned) {
+    if (!(*chosen)->isTuned()) {
       emitError(anchor->getLoc(), "ke: the default schedule ")
           << (*chosen)->schedule.describe()
           << " failed to apply (a bug in ke): " << messages;
@@ -412,8 +348,8 @@ GroupScheduler::scheduleGroup(Operation *anchor,
           << " failed to apply (a bug in ke): " << messages;
       return failure();
     }
-  } else if ((*chosen)->tuned && !(*chosen)->recordedScript.empty() &&
-             script != (*chosen)->recordedScript) {
+  } else if ((*chosen)->isTuned() && !(*chosen)->record->script.empty() &&
+             script != (*chosen)->record->script) {
     remark += "; note: the rule now writes another script for these knobs "
               "than the one measured";
   }
@@ -438,23 +374,12 @@ void ApplyTunedSchedulesPass::runOnOperation() {
         << parsed->name << "`";
     return signalPassFailure();
   }
-  std::unique_ptr<TuningDatabase> database;
-  if (!db.empty()) {
-    // Opening creates a missing database; a typo in the path must not
-    // silently mean "no records".
-    if (!llvm::sys::fs::exists(db)) {
-      emitError(module.getLoc(), "ke: tuning database '")
-          << db << "' does not exist";
-      return signalPassFailure();
-    }
-    llvm::Expected<std::unique_ptr<TuningDatabase>> opened =
-        TuningDatabase::open(db);
-    if (!opened) {
-      emitError(module.getLoc(), "ke: cannot open the tuning database '")
-          << db << "': " << llvm::toString(opened.takeError());
-      return signalPassFailure();
-    }
-    database = std::move(*opened);
+  // A typo in the path must not silently mean "no records".
+  llvm::Expected<std::unique_ptr<TuningDatabase>> database =
+      openScheduleDatabase(db);
+  if (!database) {
+    emitError(module.getLoc(), "ke: ") << llvm::toString(database.takeError());
+    return signalPassFailure();
   }
 
   SmallVector<Operation *> anchors;
@@ -468,7 +393,7 @@ void ApplyTunedSchedulesPass::runOnOperation() {
   // Scheduling a group erases its ops; later anchors among them are
   // skipped. A new op may reuse an erased op's address, but only original
   // anchors are looked up, and the erased ones stay in `erased`.
-  GroupScheduler scheduler(*parsed, database.get(), db);
+  GroupScheduler scheduler(*parsed, database->get(), db);
   llvm::DenseSet<Operation *> erased;
   bool failedAny = false;
   for (Operation *anchor : anchors)

@@ -27,10 +27,6 @@ int64_t KernelArgument::numElements() const {
   return n;
 }
 
-KernelFusion ke::getKernelFusion(bool isGpuTarget) {
-  return isGpuTarget ? KernelFusion::RowReductions : KernelFusion::Elementwise;
-}
-
 namespace {
 
 /// Row reductions need rows that split into whole warps (32) or wavefronts

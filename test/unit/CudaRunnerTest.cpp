@@ -11,7 +11,7 @@
 
 #include "ke/Runtime/ChildProcess.h"
 #include "ke/Runtime/CudaRunner.h"
-#include "ke/Search/GpuEvaluator.h"
+#include "ke/Measure/GpuEvaluator.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -2,9 +2,9 @@
 
 #include "TestUtils.h"
 
-#include "ke/Search/Evaluator.h"
+#include "ke/Measure/CpuEvaluator.h"
 
-#include "../../lib/Search/CandidateReport.h"
+#include "../../lib/Measure/CandidateSteps.h"
 
 #include <cmath>
 #include <limits>

@@ -14,7 +14,8 @@
 #include "ke/Runtime/ChildProcess.h"
 #include "ke/Runtime/LaunchParameters.h"
 #include "ke/Schedule/Schedule.h"
-#include "ke/Search/GpuEvaluator.h"
+#include "ke/Measure/GpuEvaluator.h"
+#include "ke/TunedSchedules/TunedSchedules.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -59,6 +60,7 @@ func.func @f(%a: tensor<24x20xf32>, %b: tensor<20x36xf32>, %c: tensor<24x36xf32>
 })mlir");
     EvaluatorOptions options;
     options.timeoutSeconds = timeoutSeconds;
+    options.fusion = getKernelFusion(target);
     mlir::FailureOr<std::unique_ptr<GpuEvaluator>> e =
         GpuEvaluator::create(w.firstOp, target, options, std::move(builder));
     EXPECT_TRUE(mlir::succeeded(e));

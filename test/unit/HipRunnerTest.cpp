@@ -14,7 +14,7 @@
 #include "ke/Codegen/RocdlPipeline.h"
 #include "ke/Runtime/ChildProcess.h"
 #include "ke/Runtime/HipRunner.h"
-#include "ke/Search/GpuEvaluator.h"
+#include "ke/Measure/GpuEvaluator.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"

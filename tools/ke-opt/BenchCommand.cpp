@@ -14,18 +14,15 @@
 #include "Subcommands.h"
 #include "ToolSupport.h"
 
-#include "ke/Codegen/CpuPipeline.h"
-#include "ke/Database/Database.h"
-#include "ke/Search/Evaluator.h"
+#include "ke/Measure/Evaluator.h"
+#include "ke/TunedSchedules/TunedSchedules.h"
 #include "ke/Workload/Kernel.h"
 #include "ke/Workload/Workload.h"
 
 #include "mlir/IR/MLIRContext.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/LineIterator.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Process.h"
 
 #include <map>
 
@@ -82,35 +79,28 @@ readBestSchedules(llvm::StringRef path, bool &ok) {
   return best;
 }
 
-/// The database bench reads: --db (which must exist), else $KE_DB
-/// (likewise), else ke-tuning.db when there is one; none with --records
-/// unless --db asks for both. Sets `ok` to false after an error.
-static std::unique_ptr<TuningDatabase> openBenchDatabase(bool &ok) {
-  std::string path = dbOption;
-  bool explicitPath = !path.empty();
-  if (!explicitPath && !benchRecords.empty())
-    return nullptr;
-  if (path.empty())
-    path = llvm::sys::Process::GetEnv("KE_DB").value_or("");
-  bool mustExist = !path.empty();
-  if (path.empty())
-    path = "ke-tuning.db";
-  if (!llvm::sys::fs::exists(path)) {
-    if (mustExist) {
-      subcommandError("bench")
-          << "tuning database '" << path << "' does not exist\n";
+/// The database bench reads (resolveDatabasePath): --db, else $KE_DB, else
+/// ke-tuning.db when there is one; none with --records unless --db asks for
+/// both, which is an error. Sets `ok` to false after an error.
+static std::unique_ptr<TuningDatabase> openBenchDatabase(std::string &path,
+                                                         bool &ok) {
+  if (!benchRecords.empty()) {
+    if (!dbOption.empty()) {
+      subcommandError("bench") << "--records and --db both name the tuned "
+                                  "schedules; give one\n";
       ok = false;
     }
     return nullptr;
   }
-  if (explicitPath && !benchRecords.empty()) {
-    subcommandError("bench") << "--records and --db both name the tuned "
-                                "schedules; give one\n";
+  llvm::Expected<std::string> resolved = resolveDatabasePath(dbOption);
+  if (!resolved) {
+    subcommandError("bench") << llvm::toString(resolved.takeError()) << "\n";
     ok = false;
     return nullptr;
   }
+  path = *resolved;
   llvm::Expected<std::unique_ptr<TuningDatabase>> db =
-      TuningDatabase::open(path);
+      openScheduleDatabase(path);
   if (!db) {
     subcommandError("bench") << llvm::toString(db.takeError()) << "\n";
     ok = false;
@@ -119,40 +109,13 @@ static std::unique_ptr<TuningDatabase> openBenchDatabase(bool &ok) {
   return std::move(*db);
 }
 
-/// The best record of `key` in `db` as a schedule JSON value, with the
-/// record's median; a "tuned" status object when there is none.
-struct DatabaseBest {
-  std::optional<llvm::json::Value> schedule;
-  double recordedSeconds = 0;
-  llvm::json::Object status;
-};
-
-static DatabaseBest findDatabaseBest(TuningDatabase &db, llvm::StringRef key,
-                                     const TargetDescription &target) {
-  DatabaseBest best;
-  llvm::Expected<std::optional<TuningRecord>> record =
-      db.getBest(key, target.name, getPipelineHash(target));
-  if (!record) {
-    best.status =
-        llvm::json::Object{{"status", "db-error"},
-                           {"message", llvm::toString(record.takeError())}};
-    return best;
-  }
-  if (!*record) {
-    best.status = llvm::json::Object{{"status", "no-record"}};
-    return best;
-  }
-  llvm::Expected<llvm::json::Value> knobs = llvm::json::parse((*record)->knobs);
-  if (!knobs) {
-    best.status =
-        llvm::json::Object{{"status", "stale-record"},
-                           {"message", llvm::toString(knobs.takeError())}};
-    return best;
-  }
-  best.schedule =
-      llvm::json::Object{{"sketch", (*record)->sketch}, {"knobs", *knobs}};
-  best.recordedSeconds = (*record)->medianSeconds;
-  return best;
+/// The "tuned" status of a workload whose database schedule is not a
+/// record: "no-record", or "stale-record" with why.
+static llvm::json::Object describeMiss(const ChosenSchedule &chosen) {
+  if (chosen.origin == ScheduleOrigin::NoRecord)
+    return llvm::json::Object{{"status", "no-record"}};
+  return llvm::json::Object{{"status", "stale-record"},
+                            {"message", chosen.whyDefault}};
 }
 
 static llvm::json::Value describe(const CandidateRecord &record) {
@@ -167,37 +130,22 @@ static llvm::json::Value describe(const CandidateRecord &record) {
 }
 
 int ke::runBenchCommand() {
-  std::optional<TargetDescription> target = parseTargetOption("bench");
-  if (!target)
+  std::optional<MeasuredTarget> measured = prepareMeasuredTarget(
+      "bench", "bench", benchDevice, /*announce=*/true);
+  if (!measured)
     return 1;
-  bool gpu = target->isGpu();
-  if (!gpu && (!target->isCpu() || !target->detectedFromHost)) {
-    subcommandError("bench") << "bench measures on this machine: use "
-                                "--target=cpu or a GPU target\n";
-    return 1;
-  }
-  if (!requireInputFiles("bench"))
-    return 1;
-  std::optional<ProbedGpu> device;
-  if (gpu) {
-    llvm::Expected<ProbedGpu> probed = checkGpuDevice(*target, benchDevice);
-    if (!probed) {
-      subcommandError("bench")
-          << "no " << getGpuDeviceNoun(*target) << " to measure "
-          << target->name << " on: "
-          << llvm::toString(probed.takeError()) << "\n";
-      return 1;
-    }
-    device = *probed;
-    llvm::errs() << "[ke] measuring on " << device->description << "\n";
-  }
+  // checkGpuDevice put the device's own limits into the target.
+  const TargetDescription &target = measured->target;
+  const std::optional<ProbedGpu> &device = measured->device;
+  bool gpu = target.isGpu();
   bool ok = true;
   std::map<std::string, llvm::json::Value> tuned;
   if (!benchRecords.empty())
     tuned = readBestSchedules(benchRecords, ok);
   std::unique_ptr<TuningDatabase> database;
+  std::string databasePath;
   if (ok)
-    database = openBenchDatabase(ok);
+    database = openBenchDatabase(databasePath, ok);
   if (!ok)
     return 1;
   std::unique_ptr<MLIRContext> context = createToolContext();
@@ -206,6 +154,7 @@ int ke::runBenchCommand() {
     return 1;
 
   EvaluatorOptions options;
+  options.fusion = getKernelFusion(target);
   options.seed = seedOption;
   options.measure.minTotalSeconds = benchMinSeconds;
   options.deviceOrdinal = benchDevice;
@@ -220,8 +169,8 @@ int ke::runBenchCommand() {
       row["flops"] = *workload.flops;
     // Measured (and applied) as part of another workload's kernel, as in
     // `ke-opt tune`.
-    if (Operation *fusing = getFusingAnchor(
-            workload.firstOp, getKernelFusion(target->isGpu()))) {
+    if (Operation *fusing =
+            getFusingAnchor(workload.firstOp, getKernelFusion(target))) {
       row["fused_into"] = computeWorkloadKey(fusing);
       results.push_back(std::move(row));
       continue;
@@ -229,7 +178,7 @@ int ke::runBenchCommand() {
     llvm::errs() << "[ke] bench " << workload.opName << " (" << workload.key
                  << ")\n";
     FailureOr<std::unique_ptr<Evaluator>> evaluator =
-        createEvaluator(workload.firstOp, *target, options);
+        createEvaluator(workload.firstOp, target, options);
     if (failed(evaluator)) {
       row["skipped"] = "cannot be evaluated (see the error above)";
       results.push_back(std::move(row));
@@ -238,29 +187,35 @@ int ke::runBenchCommand() {
     Operation *anchor = (*evaluator)->getKernelAnchor();
     CandidateRecord reference = (*evaluator)->evaluateReference();
     row["reference"] = describe(reference);
-    FailureOr<Schedule> untuned = getDefaultSchedule(anchor, *target);
+    FailureOr<Schedule> untuned = getDefaultSchedule(anchor, target);
     std::optional<CandidateRecord> untunedRecord, tunedRecord;
     if (succeeded(untuned)) {
       untunedRecord = (*evaluator)->evaluate(*untuned);
       row["untuned"] = describe(*untunedRecord);
       allCorrect &= untunedRecord->error != ErrorClass::WrongResult;
     }
-    std::optional<llvm::json::Value> tunedSchedule;
+    // The same record that compile applies (chooseSchedule), or the best of
+    // a records file.
+    std::optional<llvm::Expected<Schedule>> tunedSchedule;
     std::optional<double> recordedSeconds;
     if (database) {
-      DatabaseBest best = findDatabaseBest(*database, workload.key, *target);
-      if (best.schedule) {
-        tunedSchedule = std::move(best.schedule);
-        recordedSeconds = best.recordedSeconds;
-      } else {
-        row["tuned"] = std::move(best.status);
+      llvm::Expected<std::optional<ChosenSchedule>> chosen = chooseSchedule(
+          database.get(), databasePath, anchor, workload.key, target);
+      if (!chosen) {
+        row["tuned"] =
+            llvm::json::Object{{"status", "db-error"},
+                               {"message", llvm::toString(chosen.takeError())}};
+      } else if (*chosen && (*chosen)->isTuned()) {
+        tunedSchedule = std::move((*chosen)->schedule);
+        recordedSeconds = (*chosen)->record->medianSeconds;
+      } else if (*chosen) {
+        row["tuned"] = describeMiss(**chosen);
       }
     } else if (auto it = tuned.find(workload.key); it != tuned.end()) {
-      tunedSchedule = it->second;
+      tunedSchedule = scheduleFromJSON(it->second, anchor, target);
     }
     if (tunedSchedule) {
-      llvm::Expected<Schedule> schedule =
-          scheduleFromJSON(*tunedSchedule, anchor, *target);
+      llvm::Expected<Schedule> &schedule = *tunedSchedule;
       if (!schedule) {
         row["tuned"] = llvm::json::Object{
             {"status", "stale-record"},
@@ -292,8 +247,8 @@ int ke::runBenchCommand() {
       row["tuned_speedup_over_untuned"] = speedup(tunedRecord, *untunedRecord);
     results.push_back(std::move(row));
   }
-  llvm::json::Object summary{{"target", target->name},
-                             {"chip", target->chip},
+  llvm::json::Object summary{{"target", target.name},
+                             {"chip", target.chip},
                              {"device", device ? device->info
                                                : llvm::json::Value(nullptr)},
                              {"workloads", std::move(results)}};

@@ -11,6 +11,7 @@
 #include "ToolSupport.h"
 
 #include "ke/Schedule/Schedule.h"
+#include "ke/TunedSchedules/TunedSchedules.h"
 #include "ke/Workload/Kernel.h"
 #include "ke/Workload/Workload.h"
 
@@ -74,7 +75,7 @@ int ke::runSketchesCommand() {
   for (const Workload &workload : inputs.workloads) {
     llvm::outs() << "// -----// workload " << workload.key << " "
                  << workload.opName << "\n";
-    KernelFusion fusion = getKernelFusion(target->isGpu());
+    KernelFusion fusion = getKernelFusion(*target);
     if (Operation *fusing = getFusingAnchor(workload.firstOp, fusion)) {
       llvm::outs() << "// fused into workload " << computeWorkloadKey(fusing)
                    << "\n";

@@ -150,3 +150,35 @@ llvm::Expected<ProbedGpu> ke::checkGpuDevice(TargetDescription &target,
     return checkHipDevice(target, ordinal);
   return checkCudaDevice(target, ordinal);
 }
+
+std::optional<MeasuredTarget>
+ke::prepareMeasuredTarget(llvm::StringRef command, llvm::StringRef what,
+                          int ordinal, bool announce) {
+  std::optional<TargetDescription> target = parseTargetOption(command);
+  if (!target)
+    return std::nullopt;
+  if (!target->isGpu() && (!target->isCpu() || !target->detectedFromHost)) {
+    subcommandError(command)
+        << what
+        << " measures on this machine: use --target=cpu or a GPU target "
+           "(cuda:<sm>, rocm:<gfx>)\n";
+    return std::nullopt;
+  }
+  if (!requireInputFiles(command))
+    return std::nullopt;
+  MeasuredTarget measured{*target, std::nullopt};
+  if (!target->isGpu())
+    return measured;
+  llvm::Expected<ProbedGpu> probed = checkGpuDevice(measured.target, ordinal);
+  if (!probed) {
+    subcommandError(command)
+        << "no " << getGpuDeviceNoun(*target) << " to measure " << target->name
+        << " on: " << llvm::toString(probed.takeError()) << "\n";
+    return std::nullopt;
+  }
+  measured.device = std::move(*probed);
+  if (announce)
+    llvm::errs() << "[ke] measuring on " << measured.device->description
+                 << "\n";
+  return measured;
+}

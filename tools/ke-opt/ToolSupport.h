@@ -63,6 +63,23 @@ llvm::StringRef getGpuDeviceNoun(const TargetDescription &target);
 llvm::Expected<ProbedGpu> checkGpuDevice(TargetDescription &target,
                                          int ordinal);
 
+/// What tune and bench measure on.
+struct MeasuredTarget {
+  TargetDescription target;
+  /// The probed GPU, for GPU targets.
+  std::optional<ProbedGpu> device;
+};
+
+/// The common start of tune and bench (`command`): --target parsed, which
+/// must be this machine's CPU or a GPU target ("`what` measures on this
+/// machine: ..."), input files given, and for GPU targets device `ordinal`
+/// probed (checkGpuDevice) and, with `announce`, named on stderr ("[ke]
+/// measuring on ..."). std::nullopt after an error for `command`.
+std::optional<MeasuredTarget> prepareMeasuredTarget(llvm::StringRef command,
+                                                    llvm::StringRef what,
+                                                    int ordinal,
+                                                    bool announce);
+
 /// The context subcommands use: ke's dialects, single-threaded (candidate
 /// evaluation forks, which must not happen while other threads hold locks).
 std::unique_ptr<mlir::MLIRContext> createToolContext();

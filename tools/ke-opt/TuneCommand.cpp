@@ -73,32 +73,14 @@ static cl::opt<bool> noProgress("no-progress",
                                 cl::sub(getTuneCommand()));
 
 int ke::runTuneCommand() {
-  std::optional<TargetDescription> target = parseTargetOption("tune");
-  if (!target)
+  std::optional<MeasuredTarget> measured =
+      prepareMeasuredTarget("tune", "tuning", deviceOrdinal, !noProgress);
+  if (!measured)
     return 1;
-  bool gpu = target->isGpu();
-  if (!gpu && (!target->isCpu() || !target->detectedFromHost)) {
-    subcommandError("tune")
-        << "tuning measures on this machine: use --target=cpu or a GPU "
-           "target (cuda:<sm>, rocm:<gfx>)\n";
-    return 1;
-  }
-  if (!requireInputFiles("tune"))
-    return 1;
-  std::optional<ProbedGpu> device;
-  if (gpu) {
-    llvm::Expected<ProbedGpu> probed = checkGpuDevice(*target, deviceOrdinal);
-    if (!probed) {
-      subcommandError("tune")
-          << "no " << getGpuDeviceNoun(*target) << " to measure "
-          << target->name << " on: "
-          << llvm::toString(probed.takeError()) << "\n";
-      return 1;
-    }
-    device = *probed;
-    if (!noProgress)
-      llvm::errs() << "[ke] measuring on " << device->description << "\n";
-  }
+  // checkGpuDevice put the device's own limits into the target.
+  const TargetDescription &target = measured->target;
+  const std::optional<ProbedGpu> &device = measured->device;
+  bool gpu = target.isGpu();
   std::unique_ptr<MLIRContext> context = createToolContext();
   LoadedInputs inputs = loadInputs(inputFiles, *context);
   if (inputs.failed)
@@ -158,10 +140,10 @@ int ke::runTuneCommand() {
 
   llvm::json::Array results;
   for (const TuningResult &result :
-       tuneWorkloads(inputs.workloads, *target, options))
+       tuneWorkloads(inputs.workloads, target, options))
     results.push_back(result.toJSON());
-  llvm::json::Object summary{{"target", target->name},
-                             {"chip", target->chip},
+  llvm::json::Object summary{{"target", target.name},
+                             {"chip", target.chip},
                              {"search", strategy == SearchStrategy::Random
                                             ? "random"
                                             : "droplet"},

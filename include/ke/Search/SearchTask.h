@@ -10,7 +10,7 @@
 #ifndef KE_SEARCH_SEARCHTASK_H
 #define KE_SEARCH_SEARCHTASK_H
 
-#include "ke/Search/Evaluator.h"
+#include "ke/Measure/Evaluator.h"
 
 #include "llvm/ADT/StringMap.h"
 

@@ -61,7 +61,8 @@ struct KernelModule {
   llvm::SmallVector<KernelArgument> arguments;
 };
 
-/// Which neighbours of an anchor join its kernel.
+/// Which neighbours of an anchor join its kernel. Which one a target uses is
+/// decided in one place, getKernelFusion (ke/TunedSchedules).
 enum class KernelFusion {
   /// The anchor alone.
   None,
@@ -73,9 +74,6 @@ enum class KernelFusion {
   /// give each row a block, the CPU rules have no sketch for such groups.
   RowReductions,
 };
-
-/// The fusion a target's kernels use: RowReductions for GPU targets.
-KernelFusion getKernelFusion(bool isGpuTarget);
 
 /// The row reductions an elementwise `anchor` reads, directly or through
 /// one another, in program order, when all of them qualify: a linalg op on

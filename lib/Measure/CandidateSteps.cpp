@@ -1,6 +1,9 @@
-//===- CandidateReport.cpp - What a candidate's child reports -------------===//
+//===- CandidateSteps.cpp - What every evaluator's child does -------------===//
 
-#include "CandidateReport.h"
+#include "CandidateSteps.h"
+
+#include "ke/Codegen/CpuPipeline.h"
+#include "ke/Support/CrashSafety.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -19,6 +22,57 @@ DiagnosticCollector::DiagnosticCollector(MLIRContext *context)
         }
         return success();
       }) {}
+
+std::optional<std::string>
+ke::writeScriptCrashSafely(const Schedule &schedule, Operation *kernelAnchor,
+                           const TargetDescription &target) {
+  std::string script;
+  if (!runCrashSafely(
+          [&] { script = schedule.getScript(kernelAnchor, target); }))
+    return std::nullopt;
+  return script;
+}
+
+CandidateRecord ke::scriptCrashRecord(const Schedule &schedule) {
+  CandidateRecord record;
+  record.schedule = schedule;
+  record.error = ErrorClass::InvalidSchedule;
+  record.message = "the sketch rule crashed while writing the script (a "
+                   "bug in ke)";
+  return record;
+}
+
+OwningOpRef<ModuleOp>
+ke::applyCandidateScript(llvm::raw_ostream &report, ModuleOp kernel,
+                         llvm::StringRef script,
+                         const DiagnosticCollector &diagnostics) {
+  OwningOpRef<ModuleOp> payload = kernel.clone();
+  OwningOpRef<ModuleOp> parsed = parseScript(script, kernel.getContext());
+  if (!parsed || failed(applySchedule(*payload, *parsed))) {
+    writeCandidateReport(report, ErrorClass::InvalidSchedule, diagnostics.text,
+                         nullptr, 0);
+    return nullptr;
+  }
+  return payload;
+}
+
+bool ke::exceedsTimingBudget(double seconds, const EvaluatorOptions &options) {
+  return seconds >= options.measure.maxTotalSeconds;
+}
+
+bool ke::isFarSlowerThanBest(double seconds, std::optional<double> bestSeconds,
+                             const EvaluatorOptions &options) {
+  return bestSeconds && seconds > options.earlyStopFactor * *bestSeconds;
+}
+
+void ke::writeSingleRunReport(llvm::raw_ostream &report, double seconds,
+                              double relativeError, bool earlyStop) {
+  Measurement single;
+  single.seconds.push_back(seconds);
+  single.median = seconds;
+  writeCandidateReport(report, ErrorClass::None, "", &single, relativeError,
+                       earlyStop);
+}
 
 void ke::writeCandidateReport(llvm::raw_ostream &report, ErrorClass error,
                               llvm::StringRef message,

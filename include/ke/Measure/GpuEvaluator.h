@@ -1,4 +1,4 @@
-//===- GpuEvaluator.h - Build, run, time and check on a GPU -----*- C++ -*-===//
+//===- GpuEvaluator.h - Build, check and time on a GPU ----------*- C++ -*-===//
 //
 // The Evaluator of GPU targets (CUDA and ROCm). The reference is the CPU's:
 // the unscheduled kernel lowered to loops and run on this machine's CPU once,
@@ -13,11 +13,11 @@
 // timeout or crash record, and tuning goes on.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KE_SEARCH_GPUEVALUATOR_H
-#define KE_SEARCH_GPUEVALUATOR_H
+#ifndef KE_MEASURE_GPUEVALUATOR_H
+#define KE_MEASURE_GPUEVALUATOR_H
 
 #include "ke/Codegen/GpuKernel.h"
-#include "ke/Search/Evaluator.h"
+#include "ke/Measure/CpuEvaluator.h"
 
 #include <functional>
 
@@ -66,4 +66,4 @@ private:
 
 } // namespace ke
 
-#endif // KE_SEARCH_GPUEVALUATOR_H
+#endif // KE_MEASURE_GPUEVALUATOR_H

@@ -1,0 +1,107 @@
+//===- Evaluator.h - Build, check and time one candidate --------*- C++ -*-===//
+//
+// The measure interface: what Search and the driver see of measurement. An
+// Evaluator judges schedules for one workload on one target. Each
+// evaluation builds the candidate (applies the schedule, lowers it, loads
+// it), checks it against the reference (the kernel lowered without a
+// schedule, run on the same inputs) and times it by the measurement
+// protocol (docs/measurement.md), in a forked child: a crash, a hang or any
+// failure becomes a classified record. The evaluators are CpuEvaluator.h
+// (this machine's CPU) and GpuEvaluator.h (CUDA and ROCm).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KE_MEASURE_EVALUATOR_H
+#define KE_MEASURE_EVALUATOR_H
+
+#include "ke/Runtime/HostBuffer.h"
+#include "ke/Runtime/Measurement.h"
+#include "ke/Schedule/Schedule.h"
+#include "ke/Workload/Kernel.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <optional>
+#include <vector>
+
+namespace ke {
+
+/// Why a candidate has no valid time (docs/measurement.md, Failure classes).
+enum class ErrorClass {
+  None,
+  InvalidSchedule, ///< the transform script failed to parse or apply
+  CompileError,    ///< lowering or JIT compilation failed
+  LaunchError,     ///< the call itself reported an error
+  Timeout,         ///< the child ran past its time limit
+  Crash,           ///< the child died (signal) or exited without a report
+  WrongResult      ///< the result differs from the reference
+};
+inline constexpr unsigned kNumErrorClasses = 7;
+llvm::StringRef stringifyErrorClass(ErrorClass error);
+/// The class named `text` (as stringifyErrorClass writes it), if any.
+std::optional<ErrorClass> parseErrorClass(llvm::StringRef text);
+
+/// The outcome of one candidate.
+struct CandidateRecord {
+  std::optional<Schedule> schedule; ///< none for the reference
+  /// The transform script the candidate was built with (empty for the
+  /// reference), written once per candidate: records store this text.
+  std::string script;
+  ErrorClass error = ErrorClass::None;
+  std::string message;
+  Measurement measurement;
+  /// Relative L2 error against the reference (for valid candidates).
+  double relativeError = 0;
+  /// True when timing stopped after the checked run (see EvaluatorOptions).
+  bool earlyStop = false;
+
+  bool isValid() const { return error == ErrorClass::None; }
+  llvm::json::Value toJSON() const;
+};
+
+struct EvaluatorOptions {
+  MeasureOptions measure;
+  /// Seconds before a child is killed.
+  double timeoutSeconds = 60;
+  uint64_t seed = 0;
+  /// At most this many bytes of rotated input sets (at least one set).
+  uint64_t maxInputBytes = 512ull << 20;
+  /// A candidate whose checked run takes longer than this factor times the
+  /// best time so far is not timed further: its record holds that one run
+  /// (`earlyStop`). It cannot become the best, and timing it fully would
+  /// spend most of a tuning run on the worst candidates.
+  double earlyStopFactor = 10;
+  /// The GPU that CUDA and ROCm targets run on.
+  int deviceOrdinal = 0;
+  /// The kernel group measured. Callers pass getKernelFusion(target)
+  /// (ke/TunedSchedules/TunedSchedules.h): what is measured must be the
+  /// group that compile applies the schedule to. (A GPU evaluator's CPU
+  /// reference runs the same group.)
+  KernelFusion fusion = KernelFusion::Elementwise;
+};
+
+/// Judges schedules for one workload on one target: builds each candidate,
+/// runs it in a child process, checks it against the reference and times it.
+class Evaluator {
+public:
+  virtual ~Evaluator();
+  /// The anchor inside the kernel module (what schedules are built for).
+  virtual mlir::Operation *getKernelAnchor() const = 0;
+  /// Builds, runs, checks and times `schedule`. With `bestSeconds`, a
+  /// candidate far slower than it stops early (EvaluatorOptions).
+  virtual CandidateRecord
+  evaluate(const Schedule &schedule,
+           std::optional<double> bestSeconds = std::nullopt) = 0;
+  /// The reference (unscheduled) kernel's record.
+  virtual CandidateRecord evaluateReference() = 0;
+};
+
+/// The evaluator of `target`'s family: a CpuEvaluator for this machine's
+/// CPU, a GpuEvaluator for CUDA and ROCm targets. Fails
+/// with a diagnostic at `anchor` like their create().
+mlir::FailureOr<std::unique_ptr<Evaluator>>
+createEvaluator(mlir::Operation *anchor, const TargetDescription &target,
+                const EvaluatorOptions &options);
+
+} // namespace ke
+
+#endif // KE_MEASURE_EVALUATOR_H

@@ -1,0 +1,25 @@
+//===- CompilerInternal.h - The CPU and GPU halves of compileModule -*- C++ -*-===//
+//
+// Private to lib/Compiler.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KE_LIB_COMPILER_COMPILERINTERNAL_H
+#define KE_LIB_COMPILER_COMPILERINTERNAL_H
+
+#include "ke/Compiler/Compiler.h"
+
+namespace ke {
+
+/// compileModule for CPU targets (CpuCompile.cpp).
+mlir::FailureOr<CompiledModule>
+compileModuleForCpu(mlir::ModuleOp module, const TargetDescription &target,
+                    const CompileOptions &options);
+
+/// compileModule for CUDA and ROCm targets (GpuCompile.cpp).
+mlir::FailureOr<CompiledModule>
+compileModuleForGpu(mlir::ModuleOp module, const TargetDescription &target,
+                    const CompileOptions &options);
+
+} // namespace ke
+
+#endif // KE_LIB_COMPILER_COMPILERINTERNAL_H

@@ -1,0 +1,299 @@
+//===- CpuEvaluator.cpp - Build, check and time on this CPU ---------------===//
+//
+// Map of this file:
+//   create          kernel module, seeded input sets, the reference run
+//   runCandidate    one candidate in a child: build, check, time
+//   build           script applied, lowered (CpuPipeline.h), JIT-compiled
+//   check           one run on input set 0 against the reference (or, for
+//                   the reference itself, its outputs written to a file)
+//   time            the measurement protocol, input sets rotated
+//
+//===----------------------------------------------------------------------===//
+
+#include "ke/Measure/CpuEvaluator.h"
+
+#include "CandidateSteps.h"
+
+#include "ke/Codegen/CpuPipeline.h"
+#include "ke/Runtime/CpuExecutable.h"
+#include "ke/Workload/Workload.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+using namespace mlir;
+using namespace ke;
+
+namespace {
+
+/// The reference lowering needs ops that convert-linalg-to-loops does not
+/// handle broken into ones it does: linalg.softmax is decomposed into the
+/// generics that define its semantics.
+constexpr llvm::StringLiteral kReferenceScript = R"mlir(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %softmax = transform.structured.match ops{["linalg.softmax"]} in %root : (!transform.any_op) -> !transform.any_op
+    %parts = transform.structured.decompose_interface %softmax : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+)mlir";
+
+
+/// Seconds since `start`.
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
+} // namespace
+
+Operation *CpuEvaluator::getKernelAnchor() const {
+  return findKernelAnchor(*kernel.module);
+}
+
+void CpuEvaluator::prepareRun(unsigned set) {
+  const std::vector<HostBuffer> &source = inputSets[set % inputSets.size()];
+  for (auto [index, arg] : llvm::enumerate(kernel.arguments)) {
+    if (arg.role == BufferRole::Output || arg.role == BufferRole::Scratch)
+      working[index].poison();
+    else
+      working[index].copyFrom(source[index]);
+  }
+}
+
+FailureOr<std::unique_ptr<CpuEvaluator>>
+CpuEvaluator::create(Operation *anchor, const TargetDescription &target,
+                     const EvaluatorOptions &options) {
+  if (!target.isCpu() || !target.detectedFromHost)
+    return anchor->emitError("can only measure on this machine's CPU "
+                             "(target 'cpu'), not '")
+           << target.name << "'";
+  FailureOr<KernelModule> kernel = buildKernelModule(anchor, options.fusion);
+  if (failed(kernel))
+    return failure();
+  std::unique_ptr<CpuEvaluator> evaluator(new CpuEvaluator());
+  evaluator->target = &target;
+  evaluator->options = options;
+  evaluator->kernel = std::move(*kernel);
+
+  uint64_t setBytes = 0;
+  for (const KernelArgument &arg : evaluator->kernel.arguments) {
+    std::optional<ElementKind> kind = getElementKind(arg.elementType);
+    if (!kind)
+      return anchor->emitError("element type ")
+             << arg.elementType << " is not supported by the CPU runner";
+    setBytes += arg.numElements() * getElementBytes(*kind);
+  }
+  unsigned numSets = std::clamp<uint64_t>(
+      options.maxInputBytes / std::max<uint64_t>(setBytes, 1), 1, 3);
+  for (unsigned set = 0; set < numSets; ++set) {
+    std::vector<HostBuffer> buffers;
+    for (auto [index, arg] : llvm::enumerate(evaluator->kernel.arguments)) {
+      HostBuffer buffer(arg.shape, *getElementKind(arg.elementType));
+      buffer.fillRandom(options.seed * 1000003 + set * 101 + index);
+      buffers.push_back(std::move(buffer));
+    }
+    evaluator->inputSets.push_back(std::move(buffers));
+  }
+  evaluator->working = evaluator->inputSets[0];
+
+  // The reference runs plain loops, at a fraction of a GFLOP/s: big problems
+  // (8205x5921x2949 matmul: 286 GFLOP) get a limit that fits their work.
+  evaluator->referenceTimeoutSeconds = options.timeoutSeconds;
+  if (std::optional<uint64_t> flops = countFlops(anchor))
+    evaluator->referenceTimeoutSeconds =
+        std::max(options.timeoutSeconds, 4.0 * double(*flops) / 0.25e9);
+
+  // The reference: run unscheduled in a child, outputs back through a file.
+  llvm::SmallString<128> path;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("ke-reference", "bin", path))
+    return anchor->emitError("cannot create a temporary file: ")
+           << ec.message();
+  llvm::scope_exit removeFile([&] { llvm::sys::fs::remove(path); });
+  // The same run is timed: big references run once, not twice.
+  CandidateRecord record = evaluator->runCandidate(nullptr, path, std::nullopt);
+  evaluator->referenceRecord = record;
+  if (!record.isValid())
+    return anchor->emitError("the reference (unscheduled) kernel failed: ")
+           << stringifyErrorClass(record.error) << ": " << record.message;
+  auto contents = llvm::MemoryBuffer::getFile(path);
+  if (!contents)
+    return anchor->emitError("cannot read the reference outputs");
+  size_t offset = 0;
+  for (auto [index, arg] : llvm::enumerate(evaluator->kernel.arguments)) {
+    if (!arg.isResult()) {
+      evaluator->reference.push_back(std::nullopt);
+      continue;
+    }
+    HostBuffer buffer(arg.shape, *getElementKind(arg.elementType));
+    if (offset + buffer.getSizeInBytes() > (*contents)->getBufferSize())
+      return anchor->emitError("the reference outputs are truncated");
+    std::memcpy(buffer.getData(), (*contents)->getBufferStart() + offset,
+                buffer.getSizeInBytes());
+    offset += buffer.getSizeInBytes();
+    evaluator->reference.push_back(std::move(buffer));
+  }
+  return evaluator;
+}
+
+std::unique_ptr<CpuExecutable>
+CpuEvaluator::build(llvm::raw_ostream &report, llvm::StringRef script,
+                    unsigned threads, bool isReference) const {
+  ModuleOp kernelModule = kernel.module.get();
+  DiagnosticCollector diagnostics(kernelModule.getContext());
+  OwningOpRef<ModuleOp> payload =
+      applyCandidateScript(report, kernelModule, script, diagnostics);
+  if (!payload)
+    return nullptr;
+  CpuLoweringOptions lowering;
+  lowering.numThreads = threads;
+  // The reference runs its parallel loops on every core: big ones take
+  // minutes on plain loops (same results, see CpuLoweringOptions). Where
+  // LLVM's OpenMP runtime is missing (a GPU machine without LLVM), it runs
+  // plain loops.
+  if (isReference && findOpenMPRuntime())
+    lowering.referenceThreads = target->cpu.cores;
+  if (failed(lowerKernelToLLVM(*payload, lowering))) {
+    writeCandidateReport(report, ErrorClass::CompileError, diagnostics.text,
+                         nullptr, 0);
+    return nullptr;
+  }
+  llvm::Expected<std::unique_ptr<CpuExecutable>> executable =
+      CpuExecutable::create(*payload);
+  if (!executable) {
+    writeCandidateReport(report, ErrorClass::CompileError,
+                         llvm::toString(executable.takeError()), nullptr, 0);
+    return nullptr;
+  }
+  return std::move(*executable);
+}
+
+std::optional<double> CpuEvaluator::check(llvm::raw_ostream &report,
+                                          CpuExecutable &executable,
+                                          llvm::StringRef referenceFile,
+                                          double &worst) {
+  // One checked run on input set 0; it is also the warm-up.
+  prepareRun(0);
+  auto start = std::chrono::steady_clock::now();
+  if (llvm::Error error = executable.run(working)) {
+    writeCandidateReport(report, ErrorClass::LaunchError,
+                         llvm::toString(std::move(error)), nullptr, 0);
+    return std::nullopt;
+  }
+  double seconds = secondsSince(start);
+  if (referenceFile.empty()) {
+    if (!checkAgainstReference(report, working, reference, worst))
+      return std::nullopt;
+    return seconds;
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream out(referenceFile, ec);
+  for (auto [index, arg] : llvm::enumerate(kernel.arguments))
+    if (arg.isResult())
+      out.write(static_cast<const char *>(working[index].getData()),
+                working[index].getSizeInBytes());
+  if (ec || out.has_error()) {
+    writeCandidateReport(report, ErrorClass::Crash,
+                         "cannot write the reference outputs", nullptr, 0);
+    return std::nullopt;
+  }
+  return seconds;
+}
+
+void CpuEvaluator::time(llvm::raw_ostream &report, CpuExecutable &executable,
+                        double checkSeconds, double worst,
+                        std::optional<double> bestSeconds) {
+  // A run that alone exceeds the timing budget is timed by the checked run,
+  // which followed its own warm-up of the code.
+  if (exceedsTimingBudget(checkSeconds, options))
+    return writeSingleRunReport(report, checkSeconds, worst,
+                                /*earlyStop=*/false);
+  // The checked run is the first call and pays one-time costs (the OpenMP
+  // thread pool starts in it: about a millisecond, more than small kernels
+  // take), so the first timed run decides whether a candidate far slower
+  // than the best stops early.
+  auto timeOneRun = [&](unsigned set) -> llvm::Expected<double> {
+    prepareRun(set);
+    auto start = std::chrono::steady_clock::now();
+    if (llvm::Error error = executable.run(working))
+      return std::move(error);
+    return secondsSince(start);
+  };
+  llvm::Expected<double> first = timeOneRun(1);
+  if (!first)
+    return writeCandidateReport(report, ErrorClass::LaunchError,
+                                llvm::toString(first.takeError()), nullptr, 0);
+  if (isFarSlowerThanBest(*first, bestSeconds, options))
+    return writeSingleRunReport(report, *first, worst, /*earlyStop=*/true);
+  MeasureOptions measureOptions = options.measure;
+  measureOptions.warmupRuns = 0; // the checked run warmed up
+  unsigned set = 1;
+  llvm::Expected<Measurement> measurement = measureRuns(
+      [&]() -> llvm::Expected<double> {
+        if (set == 1) { // the first timed run, already made
+          ++set;
+          return *first;
+        }
+        return timeOneRun(set++);
+      },
+      measureOptions);
+  if (!measurement)
+    return writeCandidateReport(report, ErrorClass::LaunchError,
+                                llvm::toString(measurement.takeError()),
+                                nullptr, 0);
+  writeCandidateReport(report, ErrorClass::None, "", &*measurement, worst);
+}
+
+CandidateRecord CpuEvaluator::runCandidate(const Schedule *schedule,
+                                           llvm::StringRef referenceFile,
+                                           std::optional<double> bestSeconds) {
+  std::string script = kReferenceScript.str();
+  if (schedule) {
+    std::optional<std::string> written =
+        writeScriptCrashSafely(*schedule, getKernelAnchor(), *target);
+    if (!written)
+      return scriptCrashRecord(*schedule);
+    script = std::move(*written);
+  }
+  unsigned threads =
+      schedule ? unsigned(schedule->getAssignment().get("threads", 0)) : 0;
+
+  ChildResult child = runInChild(
+      [&](llvm::raw_ostream &report) -> int {
+        // Pinned threads (measurement protocol), unless the user chose a
+        // placement: libomp reads these when its first parallel region runs.
+        setenv("OMP_PROC_BIND", "close", /*overwrite=*/0);
+        setenv("OMP_PLACES", "cores", /*overwrite=*/0);
+        std::unique_ptr<CpuExecutable> executable =
+            build(report, script, threads, /*isReference=*/!schedule);
+        if (!executable)
+          return 0;
+        double worst = 0;
+        std::optional<double> checkSeconds =
+            check(report, *executable, referenceFile, worst);
+        if (checkSeconds)
+          time(report, *executable, *checkSeconds, worst, bestSeconds);
+        return 0;
+      },
+      schedule ? options.timeoutSeconds : referenceTimeoutSeconds);
+
+  CandidateRecord record = readCandidateReport(child, schedule);
+  if (schedule)
+    record.script = std::move(script);
+  return record;
+}
+
+CandidateRecord CpuEvaluator::evaluate(const Schedule &schedule,
+                                       std::optional<double> bestSeconds) {
+  return runCandidate(&schedule, "", bestSeconds);
+}
+
+CandidateRecord CpuEvaluator::evaluateReference() { return referenceRecord; }

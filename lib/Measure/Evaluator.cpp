@@ -1,0 +1,70 @@
+//===- Evaluator.cpp - The measure interface ------------------------------===//
+//
+// Failure classes, candidate records as JSON, and the choice of evaluator
+// per target family.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ke/Measure/Evaluator.h"
+
+#include "ke/Measure/CpuEvaluator.h"
+#include "ke/Measure/GpuEvaluator.h"
+
+using namespace mlir;
+using namespace ke;
+
+llvm::StringRef ke::stringifyErrorClass(ErrorClass error) {
+  switch (error) {
+  case ErrorClass::None: return "none";
+  case ErrorClass::InvalidSchedule: return "invalid-schedule";
+  case ErrorClass::CompileError: return "compile-error";
+  case ErrorClass::LaunchError: return "launch-error";
+  case ErrorClass::Timeout: return "timeout";
+  case ErrorClass::Crash: return "crash";
+  case ErrorClass::WrongResult: return "wrong-result";
+  }
+  return "?";
+}
+
+std::optional<ErrorClass> ke::parseErrorClass(llvm::StringRef text) {
+  for (unsigned i = 0; i < kNumErrorClasses; ++i)
+    if (stringifyErrorClass(ErrorClass(i)) == text)
+      return ErrorClass(i);
+  return std::nullopt;
+}
+
+llvm::json::Value CandidateRecord::toJSON() const {
+  llvm::json::Object o;
+  o["schedule"] = schedule ? schedule->toJSON() : llvm::json::Value(nullptr);
+  o["error"] = stringifyErrorClass(error);
+  if (!message.empty())
+    o["message"] = message;
+  if (isValid()) {
+    o["median_seconds"] = measurement.median;
+    if (earlyStop)
+      o["early_stop"] = true;
+    o["seconds"] = llvm::json::Array(measurement.seconds);
+    o["relative_error"] = relativeError;
+  }
+  return o;
+}
+
+Evaluator::~Evaluator() = default;
+
+FailureOr<std::unique_ptr<Evaluator>>
+ke::createEvaluator(Operation *anchor, const TargetDescription &target,
+                    const EvaluatorOptions &options) {
+  if (target.isGpu()) {
+    FailureOr<std::unique_ptr<GpuEvaluator>> gpu =
+        GpuEvaluator::create(anchor, target, options);
+    if (failed(gpu))
+      return failure();
+    return std::unique_ptr<Evaluator>(std::move(*gpu));
+  }
+  FailureOr<std::unique_ptr<CpuEvaluator>> cpu =
+      CpuEvaluator::create(anchor, target, options);
+  if (failed(cpu))
+    return failure();
+  return std::unique_ptr<Evaluator>(std::move(*cpu));
+}
+
