@@ -51,3 +51,48 @@ function(ke_check_layering)
   endforeach()
   file(WRITE ${CMAKE_BINARY_DIR}/ke-link-graph.txt "${graph}")
 endfunction()
+
+# The same graph, checked when linking: each library is linked on its own
+# into a shared object, `<Lib>LinkCheck` (its whole archive, the LinkCheck
+# objects of the ke libraries it declares and of theirs, its other declared
+# libraries, libMLIR.so and libLLVM.so) with -z defs. A ke library it uses but does not
+# declare leaves undefined symbols, which fail that link; a cycle among the
+# declarations fails CMake's generation step (shared libraries may not
+# depend on each other in a cycle). Built with `all`, so a build with a
+# hidden dependency or a cycle fails.
+function(ke_add_link_check)
+  set(empty ${CMAKE_BINARY_DIR}/ke-link-check.cpp)
+  file(WRITE ${empty} "// ke_add_link_check (cmake/KeLayering.cmake): no code of its own.\n")
+  foreach(layer IN LISTS KE_LIBRARY_LAYERS)
+    string(REPLACE "," ";" libs "${layer}")
+    foreach(lib IN LISTS libs)
+      add_library(${lib}LinkCheck SHARED ${empty})
+      set_target_properties(${lib}LinkCheck PROPERTIES
+        LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/link-check)
+      get_target_property(deps ${lib} LINK_LIBRARIES)
+      if(NOT deps)
+        set(deps "")
+      endif()
+      set(declared "")
+      foreach(dep IN LISTS deps)
+        if(dep MATCHES "^Ke[A-Z]")
+          list(APPEND declared ${dep}LinkCheck)
+        elseif(dep MATCHES "/lib([^/]+)\\.a$")
+          # A static archive by path (SQLite): its shared twin, since
+          # non-PIC archives cannot go into a shared object.
+          list(APPEND declared -l${CMAKE_MATCH_1})
+        else()
+          list(APPEND declared ${dep})
+        endif()
+      endforeach()
+      add_dependencies(${lib}LinkCheck ${lib})
+      # PUBLIC, as the archives declare theirs: a library may use what its
+      # dependencies link.
+      target_link_libraries(${lib}LinkCheck
+        PRIVATE -Wl,--whole-archive $<TARGET_FILE:${lib}> -Wl,--no-whole-archive
+        PUBLIC ${declared} MLIR LLVM)
+      target_link_options(${lib}LinkCheck PRIVATE ${KE_LINKER_FLAG}
+                          -Wl,-z,defs)
+    endforeach()
+  endforeach()
+endfunction()
