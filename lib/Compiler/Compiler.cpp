@@ -1,4 +1,14 @@
 //===- Compiler.cpp - Whole modules compiled with their tuned schedules ---===//
+//
+// Map of the Compiler component (ke/Compiler/Compiler.h, docs/compile.md):
+//   Compiler.cpp      compileModule: checks the options against the target
+//                     and dispatches
+//   CpuCompile.cpp    the module scheduled in place by the apply pass,
+//                     lowered, translated, optimized and emitted
+//   GpuCompile.cpp    each kernel group built, scheduled (chooseSchedule)
+//                     and lowered to device code on its own
+//
+//===----------------------------------------------------------------------===//
 
 #include "ke/Compiler/Compiler.h"
 

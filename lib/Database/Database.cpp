@@ -1,10 +1,20 @@
-//===- Database.cpp - The tuning database (SQLite)
-//-------------------------===//
+//===- Database.cpp - The tuning database (SQLite) ------------------------===//
 //
 // Schema and guarantees: docs/database.md. Every write is one transaction;
 // every read that turns a row back into a TuningRecord goes through
 // readRecord(), which refuses rows the writer would not have written, so a
 // damaged or hand-edited row is a miss rather than a wrong schedule.
+//
+// Map of the Database component:
+//   Database.cpp      TuningDatabase: open (WAL, schema version), add,
+//                     getRecords, getBest, explainNoBest, list, JSONL
+//                     export and import
+//   Record.cpp        TuningRecord <-> JSON (one JSONL line)
+//   RecordFormat.h    what a well-formed record is (shared by both ends)
+//   Sqlite.cpp/.h     a thin RAII layer over the SQLite C API (statements,
+//                     transactions, errors as llvm::Error)
+// The database knows nothing of schedules: ke/TunedSchedules turns records
+// into schedules and back.
 //
 //===----------------------------------------------------------------------===//
 

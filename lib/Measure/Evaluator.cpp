@@ -1,7 +1,14 @@
 //===- Evaluator.cpp - The measure interface ------------------------------===//
 //
-// Failure classes, candidate records as JSON, and the choice of evaluator
-// per target family.
+// Map of the Measure component (docs/measurement.md):
+//   Evaluator.cpp       failure classes, candidate records as JSON, and
+//                       createEvaluator (the evaluator per target family)
+//   CpuEvaluator.cpp    this machine's CPU: the reference run, then per
+//                       candidate build (JIT), check, time in a child
+//   GpuEvaluator.cpp    CUDA and ROCm: the CPU reference, then per candidate
+//                       build (lower, open, load), check, time in a child
+//   CandidateSteps.cpp  what both share of the three steps, and the child's
+//                       report
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,4 +1,17 @@
 //===- Schedule.cpp - A sketch plus knob values ---------------------------===//
+//
+// Map of the Schedule component (one file):
+//   Schedule::getScript, describe, toJSON   a rule and its knob values, as
+//                                           the transform script they write
+//   getDefaultSchedule,                     the untuned default (first rule
+//     getCandidateSketches                  that matches) and every sketch
+//   scheduleFromJSON, scheduleFromKnobsText records and files back to
+//                                           schedules (knobs checked against
+//                                           the rule's space)
+//   parseScript                             script text to a transform module
+//   Sampler                                 random knob values (search)
+//
+//===----------------------------------------------------------------------===//
 
 #include "ke/Schedule/Schedule.h"
 

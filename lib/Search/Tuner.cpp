@@ -1,4 +1,25 @@
 //===- Tuner.cpp - Tuning workloads: explore, then droplet ----------------===//
+//
+// Map of the Search component (docs/tuning.md):
+//   Tuner.cpp          tuneWorkloads: per workload an Evaluator
+//                      (ke/Measure), a SearchTask resumed from earlier
+//                      records, the reference and untuned runs, then rounds
+//                      of explore + droplet handed out by the TaskScheduler;
+//                      every measured candidate goes to the records file,
+//                      the log and the database (RecordSink)
+//   SearchTask.cpp     one workload's candidates, measured and pending
+//   Explorer.cpp       Ansor-style evolution guided by the cost model
+//   Droplet.cpp        coordinate descent on the best schedule's knobs
+//   TaskScheduler.cpp  the trial budget split across workloads by gradient
+//   CostModel.cpp,     the learned cost model (XGBoost via dlopen, a
+//   XGBoostCostModel.cpp nearest-neighbour fallback)
+//   Features.cpp       loop-nest features of a schedule for the model
+//   Statistics.cpp     Welch's t-test and friends for droplet's decisions
+//   TuningOutput.cpp   the progress line, the convergence log, records
+// Search measures only through the Evaluator interface and reads and writes
+// records only through ke/TunedSchedules.
+//
+//===----------------------------------------------------------------------===//
 
 #include "ke/Search/Tuner.h"
 

@@ -1,4 +1,11 @@
 //===- InputFile.cpp - Reading MLIR inputs with located errors ------------===//
+//
+// Map of the Support component:
+//   InputFile.cpp     parseInputFile: missing, empty and unparsable inputs
+//                     as located errors; parser crashes recovered
+//   CrashSafety.cpp   runCrashSafely: an upstream crash becomes an error
+//
+//===----------------------------------------------------------------------===//
 
 #include "ke/Support/InputFile.h"
 

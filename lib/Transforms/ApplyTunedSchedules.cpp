@@ -18,6 +18,15 @@
 // groups as it would on the unscheduled module (a kept call would return
 // freshly allocated buffers).
 //
+// Map of the Transforms component (this pass is its only one):
+//   getSchedulingRank, whyNotSchedulable   which anchors go first, which
+//                                          groups cannot be scheduled
+//   outlineGroup, runSchedule, inlineBack  a group to a scratch kernel
+//                                          module, its script run, back
+//   GroupScheduler::scheduleGroup          chooseSchedule (ke/TunedSchedules),
+//                                          then the fallbacks and remarks
+//   ApplyTunedSchedulesPass                options, the database, the walk
+//
 //===----------------------------------------------------------------------===//
 
 #include "ke/Transforms/Passes.h"
