@@ -1,4 +1,4 @@
-//===- CompilerInternal.h - The CPU and GPU halves of compileModule -*- C++ -*-===//
+//===- CompilerInternal.h - compileModule for CPUs and GPUs -----*- C++ -*-===//
 //
 // Private to lib/Compiler.
 //

@@ -81,8 +81,8 @@ void ke::writeCandidateReport(llvm::raw_ostream &report, ErrorClass error,
   // JSON has no NaN or infinity (llvm::json would write an unparsable
   // `nan`): a result with either reports null, read back as infinity.
   llvm::json::Value relative = std::isfinite(relativeError)
-                                 ? llvm::json::Value(relativeError)
-                                 : llvm::json::Value(nullptr);
+                                   ? llvm::json::Value(relativeError)
+                                   : llvm::json::Value(nullptr);
   llvm::json::Object o{{"error", stringifyErrorClass(error)},
                        {"message", message},
                        {"relative_error", std::move(relative)},
@@ -144,10 +144,9 @@ CandidateRecord ke::readCandidateReport(const ChildResult &child,
                      .value_or(ErrorClass::Crash);
   record.message = report->getString("message").value_or("").str();
   const llvm::json::Value *relativeError = report->get("relative_error");
-  record.relativeError =
-      relativeError && relativeError->getAsNull()
-          ? std::numeric_limits<double>::infinity()
-          : report->getNumber("relative_error").value_or(0);
+  record.relativeError = relativeError && relativeError->getAsNull()
+                             ? std::numeric_limits<double>::infinity()
+                             : report->getNumber("relative_error").value_or(0);
   record.earlyStop = report->getBoolean("early_stop").value_or(false);
   if (const llvm::json::Array *seconds = report->getArray("seconds")) {
     for (const llvm::json::Value &s : *seconds)

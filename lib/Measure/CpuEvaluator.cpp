@@ -44,11 +44,9 @@ module attributes {transform.with_named_sequence} {
 }
 )mlir";
 
-
 /// Seconds since `start`.
 double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }
 
@@ -144,9 +142,10 @@ CpuEvaluator::create(Operation *anchor, const TargetDescription &target,
   return evaluator;
 }
 
-std::unique_ptr<CpuExecutable>
-CpuEvaluator::build(llvm::raw_ostream &report, llvm::StringRef script,
-                    unsigned threads, bool isReference) const {
+std::unique_ptr<CpuExecutable> CpuEvaluator::build(llvm::raw_ostream &report,
+                                                   llvm::StringRef script,
+                                                   unsigned threads,
+                                                   bool isReference) const {
   ModuleOp kernelModule = kernel.module.get();
   DiagnosticCollector diagnostics(kernelModule.getContext());
   OwningOpRef<ModuleOp> payload =

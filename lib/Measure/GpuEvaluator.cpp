@@ -21,21 +21,23 @@ using namespace mlir;
 using namespace ke;
 
 GpuKernelBuilder ke::getDefaultGpuKernelBuilder() {
-  return [](ModuleOp kernel, const TargetDescription &target)
-             -> llvm::Expected<GpuKernelBinary> {
-    if (!target.isGpu())
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "no GPU lowering for '" + target.name +
-                                         "'");
-    // Diagnostics go to the candidate's collector; this is the summary.
-    FailureOr<GpuKernelBinary> binary = lowerKernelToGpuBinary(kernel, target);
-    if (failed(binary))
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          target.family == TargetFamily::Rocm ? "the ROCDL lowering failed"
-                                              : "the NVPTX lowering failed");
-    return std::move(*binary);
-  };
+  return
+      [](ModuleOp kernel,
+         const TargetDescription &target) -> llvm::Expected<GpuKernelBinary> {
+        if (!target.isGpu())
+          return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                         "no GPU lowering for '" + target.name +
+                                             "'");
+        // Diagnostics go to the candidate's collector; this is the summary.
+        FailureOr<GpuKernelBinary> binary =
+            lowerKernelToGpuBinary(kernel, target);
+        if (failed(binary))
+          return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                         target.family == TargetFamily::Rocm
+                                             ? "the ROCDL lowering failed"
+                                             : "the NVPTX lowering failed");
+        return std::move(*binary);
+      };
 }
 
 FailureOr<std::unique_ptr<GpuEvaluator>>

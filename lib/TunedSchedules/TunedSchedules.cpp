@@ -61,9 +61,9 @@ ke::openScheduleDatabase(llvm::StringRef path) {
   llvm::Expected<std::unique_ptr<TuningDatabase>> database =
       TuningDatabase::openExisting(path);
   if (!database)
-    return llvm::createStringError("cannot open the tuning database '" + path +
-                                   "': " +
-                                   llvm::toString(database.takeError()));
+    return llvm::createStringError(
+        "cannot open the tuning database '" + path +
+        "': " + llvm::toString(database.takeError()));
   return database;
 }
 
@@ -105,16 +105,15 @@ ke::chooseSchedule(TuningDatabase *database, llvm::StringRef databasePath,
         chosen.schedule = std::move(*tuned);
         chosen.origin = ScheduleOrigin::Tuned;
         chosen.whyDefault.clear();
-        LLVM_DEBUG(llvm::dbgs() << "[ke-tuned-schedules] " << key
-                                << ": record " << chosen.schedule.describe()
-                                << "\n");
+        LLVM_DEBUG(llvm::dbgs() << "[ke-tuned-schedules] " << key << ": record "
+                                << chosen.schedule.describe() << "\n");
         return std::optional<ChosenSchedule>(std::move(chosen));
       }
       chosen.origin = ScheduleOrigin::UnfitRecord;
-      chosen.whyDefault = ("the tuned record for workload " + key +
-                           " does not fit this ke (" +
-                           llvm::toString(tuned.takeError()) + ")")
-                              .str();
+      chosen.whyDefault =
+          ("the tuned record for workload " + key + " does not fit this ke (" +
+           llvm::toString(tuned.takeError()) + ")")
+              .str();
     } else {
       llvm::Expected<std::optional<TuningRecord>> any =
           database->getBest(key, target.name, /*pipelineHash=*/"");
@@ -139,8 +138,7 @@ ke::chooseSchedule(TuningDatabase *database, llvm::StringRef databasePath,
 }
 
 TuningRecord ke::makeScheduleRecord(const Schedule *schedule,
-                                    llvm::StringRef script,
-                                    llvm::StringRef key,
+                                    llvm::StringRef script, llvm::StringRef key,
                                     const TargetDescription &target,
                                     llvm::StringRef role) {
   TuningRecord r;

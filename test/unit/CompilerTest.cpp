@@ -47,7 +47,8 @@ TEST_F(CompilerTest, CpuModulesBecomeOneObjectFile) {
       compileModule(module, detectHostTarget(), options);
   ASSERT_TRUE(mlir::succeeded(compiled)) << diagnostics;
   ASSERT_GE(compiled->cpuCode.size(), 4u);
-  EXPECT_EQ(compiled->cpuCode.substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(compiled->cpuCode.substr(0, 4), "\x7f"
+                                            "ELF");
   EXPECT_TRUE(compiled->gpuKernels.empty());
   // Every workload's schedule is remarked.
   EXPECT_NE(diagnostics.find("applied the default schedule"),
@@ -77,20 +78,19 @@ TEST_F(CompilerTest, ErrorsAreDiagnostics) {
   ASSERT_TRUE(bool(cuda));
   CompileOptions reference;
   reference.reference = true;
-  EXPECT_TRUE(mlir::failed(
-      compileModule(parse(kMatmulRelu), *cuda, reference)));
+  EXPECT_TRUE(
+      mlir::failed(compileModule(parse(kMatmulRelu), *cuda, reference)));
   EXPECT_NE(diagnostics.find("cpu targets only"), std::string::npos);
 
   diagnostics.clear();
   CompileOptions missing;
   missing.databasePath = "/nonexistent/ke-tuning.db";
-  EXPECT_TRUE(
-      mlir::failed(compileModule(parse(kMatmulRelu), *cuda, missing)));
+  EXPECT_TRUE(mlir::failed(compileModule(parse(kMatmulRelu), *cuda, missing)));
   EXPECT_NE(diagnostics.find("does not exist"), std::string::npos);
 
   diagnostics.clear();
-  EXPECT_TRUE(mlir::failed(compileModule(
-      parse("func.func @f() { return }"), *cuda, CompileOptions())));
+  EXPECT_TRUE(mlir::failed(compileModule(parse("func.func @f() { return }"),
+                                         *cuda, CompileOptions())));
   EXPECT_NE(diagnostics.find("no workload to compile"), std::string::npos);
 }
 

@@ -96,7 +96,8 @@ TEST_F(TunedSchedulesTest, TheFastestCurrentRecordIsChosen) {
   std::optional<Schedule> slow = sampler.sampleAny(sketches, anchor, host);
   std::optional<Schedule> fast = sampler.sampleAny(sketches, anchor, host);
   ASSERT_TRUE(slow && fast);
-  ASSERT_FALSE(bool(db->addRecords({recordOf(*slow, 2.0), recordOf(*fast, 1.0)})));
+  ASSERT_FALSE(
+      bool(db->addRecords({recordOf(*slow, 2.0), recordOf(*fast, 1.0)})));
   ChosenSchedule chosen = choose();
   ASSERT_TRUE(chosen.isTuned());
   EXPECT_EQ(chosen.schedule.describe(), fast->describe());
@@ -180,9 +181,9 @@ TEST_F(TunedSchedulesTest, KernelGroupingAndHashPerTarget) {
   EXPECT_EQ(getKernelFusion(*cuda), KernelFusion::RowReductions);
   EXPECT_EQ(getKernelFusion(host), KernelFusion::Elementwise);
   EXPECT_NE(getPipelineHash(*cuda), getPipelineHash(host));
-  EXPECT_EQ(makeScheduleRecord(nullptr, "", key, *cuda, "reference")
-                .pipelineHash,
-            getPipelineHash(*cuda));
+  EXPECT_EQ(
+      makeScheduleRecord(nullptr, "", key, *cuda, "reference").pipelineHash,
+      getPipelineHash(*cuda));
 }
 
 } // namespace

@@ -60,10 +60,16 @@ std::unique_ptr<TuningDatabase> openForReading() {
   return std::move(*database);
 }
 
-/// The database's per-workload summaries; nullopt (after the message) when
+/// The database readers use, with its per-workload summaries.
+struct ListedDatabase {
+  std::unique_ptr<TuningDatabase> database;
+  std::vector<TuningDatabase::Summary> summaries;
+};
+
+/// Opens the database and lists it; std::nullopt (after the message) when
 /// it could not be opened or read.
-std::optional<std::vector<TuningDatabase::Summary>>
-listSummaries(TuningDatabase *database) {
+std::optional<ListedDatabase> openAndList() {
+  std::unique_ptr<TuningDatabase> database = openForReading();
   if (!database)
     return std::nullopt;
   llvm::Expected<std::vector<TuningDatabase::Summary>> summaries =
@@ -72,16 +78,14 @@ listSummaries(TuningDatabase *database) {
     dbError() << llvm::toString(summaries.takeError()) << '\n';
     return std::nullopt;
   }
-  return std::move(*summaries);
+  return ListedDatabase{std::move(database), std::move(*summaries)};
 }
 
 int runList() {
-  std::unique_ptr<TuningDatabase> database = openForReading();
-  std::optional<std::vector<TuningDatabase::Summary>> summaries =
-      listSummaries(database.get());
-  if (!summaries)
+  std::optional<ListedDatabase> listed = openAndList();
+  if (!listed)
     return 1;
-  for (const TuningDatabase::Summary &summary : *summaries) {
+  for (const TuningDatabase::Summary &summary : listed->summaries) {
     llvm::json::Value best = nullptr;
     if (summary.bestSeconds)
       best = *summary.bestSeconds;
@@ -108,15 +112,13 @@ int runBest() {
     }
     target = parsed->name;
   }
-  std::unique_ptr<TuningDatabase> database = openForReading();
-  std::optional<std::vector<TuningDatabase::Summary>> summaries =
-      listSummaries(database.get());
-  if (!summaries)
+  std::optional<ListedDatabase> listed = openAndList();
+  if (!listed)
     return 1;
-  for (const TuningDatabase::Summary &summary : *summaries) {
+  for (const TuningDatabase::Summary &summary : listed->summaries) {
     if (target && summary.target != *target)
       continue;
-    llvm::Expected<std::optional<TuningRecord>> best = database->getBest(
+    llvm::Expected<std::optional<TuningRecord>> best = listed->database->getBest(
         summary.workloadKey, summary.target, bestPipelineHash);
     if (!best) {
       dbError() << llvm::toString(best.takeError()) << '\n';

@@ -1,4 +1,4 @@
-//===- Compiler.h - Whole modules compiled with their tuned schedules -*- C++ -*-===//
+//===- Compiler.h - Whole modules compiled with tuned schedules -*- C++ -*-===//
 //
 // What `ke-opt compile` does, as a library, so that every host (the driver,
 // the pass plugin, a Python package) compiles the same way: every workload

@@ -63,8 +63,7 @@ private:
   /// kernel, lowered with `threads` OpenMP threads (the reference: every
   /// core) and JIT-compiled. Null after writing the failure's report.
   std::unique_ptr<CpuExecutable> build(llvm::raw_ostream &report,
-                                       llvm::StringRef script,
-                                       unsigned threads,
+                                       llvm::StringRef script, unsigned threads,
                                        bool isReference) const;
   /// In the child, the check step: one run on input set 0 (also the
   /// warm-up), its results checked against the reference (`worst`: the

@@ -1,4 +1,4 @@
-//===- TunedSchedules.h - Tuned schedules in and out of the database -*- C++ -*-===//
+//===- TunedSchedules.h - Tuned schedules in the database -------*- C++ -*-===//
 //
 // The one place where tuning records become schedules and schedules become
 // records. Everything that reads the tuning database for a schedule (the
