@@ -17,7 +17,7 @@ namespace {
 
 class GpuElementwiseRule final : public GpuTilingRule {
 public:
-  GpuElementwiseRule() : GpuTilingRule(/*contractions=*/false) {}
+  GpuElementwiseRule() : GpuTilingRule(GpuTilingParams::forElementwise()) {}
 
   llvm::StringRef getName() const override { return "gpu.elementwise"; }
 

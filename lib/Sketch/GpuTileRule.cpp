@@ -18,7 +18,7 @@ namespace {
 
 class GpuTileRule final : public GpuTilingRule {
 public:
-  GpuTileRule() : GpuTilingRule(/*contractions=*/true) {}
+  GpuTileRule() : GpuTilingRule(GpuTilingParams::forContractions()) {}
 
   llvm::StringRef getName() const override { return "gpu.tile"; }
 

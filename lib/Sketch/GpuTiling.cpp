@@ -229,6 +229,20 @@ std::string blockMapping(ArrayRef<unsigned> blocks, ArrayRef<unsigned> tiled) {
 
 } // namespace
 
+GpuTilingParams GpuTilingParams::forContractions() {
+  GpuTilingParams p;
+  p.convolutionKnobs = true;
+  p.largeRegisterTiles = true;
+  p.registerRowsY = 4;
+  p.maxThreadsX = 16;
+  p.maxBlockTile = 256;
+  p.maxThreadTile = 8;
+  p.reductionKnobs = true;
+  return p;
+}
+
+GpuTilingParams GpuTilingParams::forElementwise() { return GpuTilingParams(); }
+
 GpuTileSizes ke::getGpuTileSizes(const GpuLoops &loops,
                                  const KnobAssignment &knobs) {
   unsigned n = loops.ranges.size();
@@ -287,13 +301,13 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
       std::min<int64_t>(8 * target.gpu.warpSize, target.gpu.maxThreadsPerBlock);
   SmallVector<int64_t> blockDefaults, threadDefaults;
   std::optional<linalg::ConvolutionDimensions> conv =
-      contractions ? convDims(op) : std::nullopt;
+      params.convolutionKnobs ? convDims(op) : std::nullopt;
   // Large contractions get 8x8 register tiles (128x128 block tiles of 16x16
   // threads): twice the FMAs per shared-memory load of 4x4 tiles. Only where
   // that still leaves two blocks per multiprocessor; smaller ones keep
   // 4x4 register tiles (64x64 blocks) and more blocks.
   bool largeTiles = false;
-  if (contractions && loops.mapped.size() >= 2) {
+  if (params.largeRegisterTiles && loops.mapped.size() >= 2) {
     unsigned y = loops.mapped[loops.mapped.size() - 2],
              x = loops.mapped.back();
     int64_t blocks = 1;
@@ -310,7 +324,8 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
     // Register tiles: one 128-bit vector along x; 4 rows along y for
     // contractions (outer products); 1 elsewhere. Twice that both ways for
     // large contractions.
-    int64_t thread = position == 0 ? vector : (contractions && position == 1 ? 4 : 1);
+    int64_t thread =
+        position == 0 ? vector : (position == 1 ? params.registerRowsY : 1);
     if (largeTiles && position < 2)
       thread *= 2;
     // Convolutions: GEMM-like register tiles of output columns x output
@@ -325,9 +340,10 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
         thread = 1;
     }
     thread = std::min(thread, range);
-    int64_t cap = contractions && position == 0 && loops.mapped.size() > 1
-                      ? 16
-                      : budget;
+    int64_t cap =
+        params.maxThreadsX > 0 && position == 0 && loops.mapped.size() > 1
+            ? params.maxThreadsX
+            : budget;
     int64_t threads = std::min<int64_t>(
         {cap, budget,
          int64_t(llvm::PowerOf2Ceil(llvm::divideCeil(range, thread))),
@@ -337,7 +353,7 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
     blockDefaults.insert(blockDefaults.begin(),
                          std::min(range, thread * threads));
   }
-  int64_t maxBlock = contractions ? 256 : 1024;
+  int64_t maxBlock = params.maxBlockTile;
   SmallVector<int64_t> chosenBlocks;
   for (auto [i, loop] : llvm::enumerate(loops.mapped)) {
     Knob block{gpuKnobName("block", loop),
@@ -349,7 +365,8 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
   }
   for (auto [i, loop] : llvm::enumerate(loops.mapped)) {
     bool innermost = i + 1 == loops.mapped.size();
-    int64_t maxThread = contractions ? 8 : (innermost ? 2 * vector : 4);
+    int64_t maxThread =
+        params.maxThreadTile.value_or(innermost ? 2 * vector : 4);
     Knob thread{gpuKnobName("thread", loop),
                 tileCandidates(loops.ranges[loop], maxThread), 0};
     // Thread tiles that divide the block tile: full register tiles only.
@@ -412,7 +429,7 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
       space.knobs.push_back(block);
     }
   }
-  if (contractions && loops.innerReduction) {
+  if (params.reductionKnobs && loops.innerReduction) {
     unsigned k = *loops.innerReduction;
     int64_t range = loops.ranges[k];
     Knob kvec{gpuKnobName("kvec", k), tileCandidates(range, 16), 0};
