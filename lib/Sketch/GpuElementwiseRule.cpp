@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuRules.h"
 #include "GpuTiling.h"
 
 using namespace mlir;

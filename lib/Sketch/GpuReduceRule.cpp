@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuRules.h"
+#include "GpuSupport.h"
 
 #include "ke/Workload/Kernel.h"
 #include "ke/Workload/Workload.h"

@@ -30,6 +30,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuRules.h"
+#include "GpuSupport.h"
 
 #include "ke/Workload/Kernel.h"
 

@@ -1,6 +1,6 @@
 //===- GpuSupport.cpp - What the GPU sketch rules share -------------------===//
 
-#include "GpuRules.h"
+#include "GpuSupport.h"
 
 #include "ke/Workload/Kernel.h"
 

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuRules.h"
 #include "GpuTiling.h"
 
 #include "ke/Workload/Workload.h"

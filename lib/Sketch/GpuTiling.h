@@ -11,7 +11,7 @@
 #ifndef KE_LIB_SKETCH_GPUTILING_H
 #define KE_LIB_SKETCH_GPUTILING_H
 
-#include "GpuRules.h"
+#include "GpuSupport.h"
 
 #include <optional>
 
