@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuRules.h"
+#include "CpuSupport.h"
 #include "ScriptWriter.h"
 
 #include "ke/Workload/Kernel.h"

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuRules.h"
+#include "CpuSupport.h"
 #include "ScriptWriter.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

@@ -9,15 +9,6 @@
 
 using namespace ke;
 
-Knob ke::makeThreadsKnob(unsigned cores, bool parallelByDefault) {
-  Knob threads{"threads", {}, 0};
-  for (unsigned t = 1; t < cores; t *= 2)
-    threads.choices.push_back(t);
-  threads.choices.push_back(cores);
-  threads.defaultIndex = parallelByDefault ? threads.choices.size() - 1 : 0;
-  return threads;
-}
-
 llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
   // The first rule that matches gives the untuned default; the search
   // samples all that match.
