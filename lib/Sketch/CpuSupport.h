@@ -7,6 +7,8 @@
 #ifndef KE_LIB_SKETCH_CPUSUPPORT_H
 #define KE_LIB_SKETCH_CPUSUPPORT_H
 
+#include "RuleSupport.h"
+
 #include "ke/Sketch/KnobSpace.h"
 
 namespace ke {

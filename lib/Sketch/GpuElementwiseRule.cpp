@@ -27,10 +27,8 @@ public:
     auto op = dyn_cast<linalg::LinalgOp>(anchor);
     // Row reductions fused into the kernel are gpu.rownorm's: tiled by
     // this rule they would stay outside the launch.
-    return target.isGpu() && op && op.hasPureTensorSemantics() &&
-           op->getNumResults() >= 1 &&
-           llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic) &&
-           findGpuNeighbours(anchor).rowReductions == 0;
+    return target.isGpu() && op && isStaticTensorOp(op) &&
+           findKernelNeighbours(anchor).rowReductions == 0;
   }
 };
 

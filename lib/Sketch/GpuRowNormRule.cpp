@@ -56,7 +56,7 @@ public:
                const TargetDescription &target) const override {
     auto op = dyn_cast<linalg::LinalgOp>(anchor);
     if (!target.isGpu() || !op || !op.hasPureTensorSemantics() ||
-        findGpuNeighbours(anchor).rowReductions == 0)
+        findKernelNeighbours(anchor).rowReductions == 0)
       return false;
     RowNormShape s = getShape(anchor);
     if (s.ranges.size() < 2 || s.ranges.size() > 4 ||
@@ -98,7 +98,7 @@ public:
       return failure();
     }
     // Partial results and row results of every reduction in shared memory.
-    int64_t reductions = findGpuNeighbours(anchor).rowReductions;
+    int64_t reductions = findKernelNeighbours(anchor).rowReductions;
     int64_t bytes = reductions * (threads + 1) * 4;
     if (uint64_t(bytes) > staticSharedMemoryLimit(target)) {
       reason = llvm::formatv("{0} bytes of partial results exceed the static "
@@ -117,7 +117,7 @@ public:
     unsigned rank = s.ranges.size();
     int64_t threads = knobs.get("threads", target.gpu.warpSize);
     int64_t kvec = knobs.get("kvec", 1);
-    unsigned count = findGpuNeighbours(anchor).rowReductions;
+    unsigned count = findKernelNeighbours(anchor).rowReductions;
 
     ScriptWriter w;
     w.comment("sketch gpu.rownorm: " + knobs.str());

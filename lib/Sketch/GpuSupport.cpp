@@ -32,15 +32,6 @@ GpuLoops ke::analyzeGpuLoops(linalg::LinalgOp op) {
   return loops;
 }
 
-std::string ke::gpuKnobName(llvm::StringRef level, unsigned loop) {
-  return (level + ".d" + llvm::Twine(loop)).str();
-}
-
-unsigned ke::nearestChoice(ArrayRef<int64_t> choices, int64_t value) {
-  auto it = llvm::lower_bound(choices, value);
-  return it == choices.end() ? choices.size() - 1 : it - choices.begin();
-}
-
 int64_t ke::vectorElements(unsigned elementBits) {
   return std::max<int64_t>(1, 128 / elementBits);
 }
@@ -135,20 +126,6 @@ std::string ke::tileUsingForallMapped(ScriptWriter &w,
   return tiled;
 }
 
-SmallVector<int64_t> ke::mapToResult(linalg::LinalgOp op,
-                                     ArrayRef<int64_t> anchorTiles,
-                                     SmallVectorImpl<unsigned> *loopsOut) {
-  AffineMap map = op.getIndexingMapMatchingResult(op->getResult(0));
-  SmallVector<int64_t> tiles;
-  for (unsigned d = 0; d < map.getNumResults(); ++d) {
-    unsigned loop = map.getDimPosition(d);
-    tiles.push_back(anchorTiles[loop]);
-    if (loopsOut && anchorTiles[loop] != 0)
-      loopsOut->push_back(loop);
-  }
-  return tiles;
-}
-
 void ke::emitGpuEpilogue(ScriptWriter &w, std::array<int64_t, 3> dims,
                          bool mapToBlocks, bool eliminateBarriers) {
   w.comment("vectorize the static per-thread tiles and lower the vector ops");
@@ -187,19 +164,6 @@ void ke::emitGpuEpilogue(ScriptWriter &w, std::array<int64_t, 3> dims,
   w.line("transform.apply_patterns to " + kernelFunc + " {");
   w.line("  transform.apply_patterns.gpu.eliminate_barriers");
   w.line("} : !transform.any_op");
-}
-
-GpuNeighbours ke::findGpuNeighbours(Operation *anchor) {
-  GpuNeighbours n;
-  anchor->getParentOp()->walk([&](Operation *op) {
-    if (op->hasAttr(kConsumerAttr))
-      n.consumer = op;
-    if (op->hasAttr(kProducerAttr))
-      n.hasProducers = true;
-    if (op->hasAttr(kRowReductionAttr))
-      ++n.rowReductions;
-  });
-  return n;
 }
 
 std::string ke::tileRowInterleaved(ScriptWriter &w, const std::string &op,

@@ -9,6 +9,7 @@
 #ifndef KE_LIB_SKETCH_GPUSUPPORT_H
 #define KE_LIB_SKETCH_GPUSUPPORT_H
 
+#include "RuleSupport.h"
 #include "ScriptWriter.h"
 
 #include "ke/Sketch/SketchRule.h"
@@ -39,12 +40,6 @@ struct GpuLoops {
 };
 
 GpuLoops analyzeGpuLoops(mlir::linalg::LinalgOp op);
-
-/// "block.d3", "thread.d0", ...
-std::string gpuKnobName(llvm::StringRef level, unsigned loop);
-
-/// Index of the first choice >= value (the last when none is).
-unsigned nearestChoice(llvm::ArrayRef<int64_t> choices, int64_t value);
 
 /// Elements of one 128-bit access: the vector width for loads and stores.
 int64_t vectorElements(unsigned elementBits);
@@ -87,13 +82,6 @@ std::string tileUsingForallMapped(ScriptWriter &w, const std::string &target,
                                   const std::string &mapping,
                                   std::string &forall);
 
-/// Anchor-loop tile sizes as tile sizes of an op whose loops are the
-/// dimensions of the anchor's first result (a fill of its init, its
-/// elementwise consumer); `loopsOut` receives the anchor loop of each.
-llvm::SmallVector<int64_t>
-mapToResult(mlir::linalg::LinalgOp op, llvm::ArrayRef<int64_t> anchorTiles,
-            llvm::SmallVectorImpl<unsigned> *loopsOut = nullptr);
-
 /// Vectorizes the function, bufferizes it and maps its block forall(s) to a
 /// gpu.launch with `dims` threads (no launch when `mapToBlocks` is false:
 /// the pipeline then runs the function on one thread). With
@@ -102,15 +90,6 @@ mapToResult(mlir::linalg::LinalgOp op, llvm::ArrayRef<int64_t> anchorTiles,
 /// eliminate_barriers).
 void emitGpuEpilogue(ScriptWriter &w, std::array<int64_t, 3> dims,
                      bool mapToBlocks, bool eliminateBarriers = false);
-
-/// The fused neighbours of a kernel's anchor (see ke/Workload/Kernel.h).
-struct GpuNeighbours {
-  mlir::Operation *consumer = nullptr;
-  bool hasProducers = false;
-  /// Row reductions fused into an elementwise anchor (gpu.rownorm's).
-  unsigned rowReductions = 0;
-};
-GpuNeighbours findGpuNeighbours(mlir::Operation *anchor);
 
 /// The loop nest of a row-per-block schedule over `ranges` (the last the
 /// row): a row per block, N/threads elements per thread, then `inner` at a

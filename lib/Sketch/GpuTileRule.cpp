@@ -26,9 +26,7 @@ public:
   bool matches(Operation *anchor,
                const TargetDescription &target) const override {
     auto op = dyn_cast<linalg::LinalgOp>(anchor);
-    if (!target.isGpu() || !op || !op.hasPureTensorSemantics() ||
-        op->getNumResults() < 1 ||
-        llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+    if (!target.isGpu() || !op || !isStaticTensorOp(op))
       return false;
     WorkloadKind kind = classifyWorkload(op);
     return kind == WorkloadKind::Contraction ||

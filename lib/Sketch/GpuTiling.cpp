@@ -25,12 +25,6 @@ using namespace ke;
 
 namespace {
 
-std::string typeName(Type type) {
-  std::string text;
-  llvm::raw_string_ostream(text) << type;
-  return text;
-}
-
 /// Candidate values of the stage (kblock) knob: divisors of K from 4 up.
 SmallVector<int64_t> stageCandidates(int64_t range) {
   SmallVector<int64_t> choices;
@@ -252,17 +246,17 @@ GpuTileSizes ke::getGpuTileSizes(const GpuLoops &loops,
   s.inner.assign(n, 0);
   s.stage.assign(n, 0);
   for (unsigned loop : loops.mapped) {
-    s.block[loop] = std::min(knobs.get(gpuKnobName("block", loop), 1),
-                             loops.ranges[loop]);
+    s.block[loop] =
+        std::min(knobs.get(loopKnobName("block", loop), 1), loops.ranges[loop]);
     s.thread[loop] =
-        std::min(knobs.get(gpuKnobName("thread", loop), 1), s.block[loop]);
+        std::min(knobs.get(loopKnobName("thread", loop), 1), s.block[loop]);
   }
   // Parallel loops that are not mapped run in each thread, one at a time;
   // convolutions may split them over blocks (block.dN, 0: not split).
   for (unsigned loop : loops.parallel)
     if (!llvm::is_contained(loops.mapped, loop) && loops.ranges[loop] > 1) {
       s.inner[loop] = 1;
-      s.block[loop] = std::min(knobs.get(gpuKnobName("block", loop), 0),
+      s.block[loop] = std::min(knobs.get(loopKnobName("block", loop), 0),
                                loops.ranges[loop]);
     }
   for (unsigned loop : loops.reduction)
@@ -270,10 +264,10 @@ GpuTileSizes ke::getGpuTileSizes(const GpuLoops &loops,
       s.inner[loop] = 1;
   if (loops.innerReduction) {
     unsigned k = *loops.innerReduction;
-    s.inner[k] = knobs.get(gpuKnobName("kvec", k), 1);
+    s.inner[k] = knobs.get(loopKnobName("kvec", k), 1);
     s.promote = knobs.get("promote", 0) != 0;
     if (s.promote)
-      s.stage[k] = knobs.get(gpuKnobName("kblock", k), loops.ranges[k]);
+      s.stage[k] = knobs.get(loopKnobName("kblock", k), loops.ranges[k]);
   }
   s.threads = threadsPerLoop(loops, s.block, s.thread);
   s.dims = blockDims(s.threads);
@@ -356,7 +350,7 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
   int64_t maxBlock = params.maxBlockTile;
   SmallVector<int64_t> chosenBlocks;
   for (auto [i, loop] : llvm::enumerate(loops.mapped)) {
-    Knob block{gpuKnobName("block", loop),
+    Knob block{loopKnobName("block", loop),
                blockCandidates(loops.ranges[loop], maxBlock), 0};
     block.defaultIndex = largestDivisorChoice(
         block.choices, loops.ranges[loop], blockDefaults[i]);
@@ -367,7 +361,7 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
     bool innermost = i + 1 == loops.mapped.size();
     int64_t maxThread =
         params.maxThreadTile.value_or(innermost ? 2 * vector : 4);
-    Knob thread{gpuKnobName("thread", loop),
+    Knob thread{loopKnobName("thread", loop),
                 tileCandidates(loops.ranges[loop], maxThread), 0};
     // Thread tiles that divide the block tile: full register tiles only.
     thread.defaultIndex = largestDivisorChoice(thread.choices, chosenBlocks[i],
@@ -420,7 +414,7 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
       if (llvm::is_contained(loops.mapped, loop) || range <= 1)
         continue;
       SmallVector<int64_t> choices = blockCandidates(range, range);
-      Knob block{gpuKnobName("block", loop), choices,
+      Knob block{loopKnobName("block", loop), choices,
                  unsigned(choices.size() - 1)};
       if (gridLoops < 3) {
         block.defaultIndex = 0;
@@ -432,11 +426,11 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
   if (params.reductionKnobs && loops.innerReduction) {
     unsigned k = *loops.innerReduction;
     int64_t range = loops.ranges[k];
-    Knob kvec{gpuKnobName("kvec", k), tileCandidates(range, 16), 0};
+    Knob kvec{loopKnobName("kvec", k), tileCandidates(range, 16), 0};
     kvec.defaultIndex = largestDivisorChoice(kvec.choices, range, 4);
     space.knobs.push_back(kvec);
     if (canPromote(op)) {
-      Knob stage{gpuKnobName("kblock", k), stageCandidates(range), 0};
+      Knob stage{loopKnobName("kblock", k), stageCandidates(range), 0};
       stage.defaultIndex = nearestChoice(stage.choices, 16);
       space.knobs.push_back(stage);
       space.knobs.push_back(Knob{"promote", {0, 1}, 0});
@@ -543,13 +537,10 @@ std::string GpuTilingRule::emitScript(Operation *anchor,
 
   ScriptWriter w;
   w.comment("sketch " + getName().str() + ": " + knobs.str());
-  std::string current = w.match(anchor->getName().getStringRef(), kAnchorAttr);
-  GpuNeighbours neighbours = findGpuNeighbours(anchor);
-  std::string consumer, producers;
-  if (neighbours.consumer)
-    consumer = w.match("", kConsumerAttr);
-  if (neighbours.hasProducers)
-    producers = w.match("", kProducerAttr);
+  KernelHandles kernel = matchKernel(w, anchor);
+  std::string current = kernel.anchor, consumer = kernel.consumer,
+              producers = kernel.producers;
+  const KernelNeighbours &neighbours = kernel.neighbours;
   bool mapped = !loops.mapped.empty();
   SmallVector<unsigned> blocks = blockLoops(op, loops, sizes);
 
