@@ -29,7 +29,10 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#define DEBUG_TYPE "ke-sketch-cpu-tiling"
 
 using namespace mlir;
 using namespace ke;
@@ -416,6 +419,11 @@ public:
     // one iteration (more independent vector work between branches).
     if (kLoop)
       space.knobs.push_back(Knob{"unroll", {1, 2, 4}, 0});
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] cpu.tile on " << anchor->getName() << ": "
+               << (scalableLoop ? "scalable, " : "") << "defaults "
+               << KnobAssignment(space, getDefaultIndices(space)).str()
+               << "\n");
     return space;
   }
 

@@ -28,7 +28,10 @@
 
 #include "ke/Workload/Kernel.h"
 
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#define DEBUG_TYPE "ke-sketch-gpu-rownorm"
 
 using namespace mlir;
 using namespace ke;
@@ -60,13 +63,23 @@ public:
       return false;
     RowNormShape s = getShape(anchor);
     if (s.ranges.size() < 2 || s.ranges.size() > 4 ||
-        llvm::any_of(s.ranges, ShapedType::isDynamic))
+        llvm::any_of(s.ranges, ShapedType::isDynamic)) {
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] no: not a static nest of "
+                              << "rank 2 to 4\n");
       return false;
+    }
     // Leading dimensions other than the rows map to grid y and z.
     for (size_t d = 0; d + 2 < s.ranges.size(); ++d)
-      if (s.ranges[d] > 65535)
+      if (s.ranges[d] > 65535) {
+        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] no: leading dimension "
+                                << d << " exceeds the grid's 65535\n");
         return false;
-    return !rowThreadChoices(s.ranges.back(), target).empty();
+      }
+    bool fits = !rowThreadChoices(s.ranges.back(), target).empty();
+    LLVM_DEBUG(if (!fits) llvm::dbgs()
+               << "[" DEBUG_TYPE "] no: no warp multiple divides a row of "
+               << s.ranges.back() << "\n");
+    return fits;
   }
 
   KnobSpace getKnobSpace(Operation *anchor,

@@ -49,6 +49,7 @@ SmallVector<int64_t> ke::threadsPerLoop(const GpuLoops &loops,
 }
 
 std::array<int64_t, 3> ke::blockDims(ArrayRef<int64_t> threads) {
+  assert(threads.size() <= 3 && "a block has at most three dimensions");
   std::array<int64_t, 3> dims{1, 1, 1};
   for (auto [position, count] : llvm::enumerate(llvm::reverse(threads)))
     dims[position] = count;
@@ -98,6 +99,8 @@ uint64_t ke::staticSharedMemoryLimit(const TargetDescription &target) {
 
 std::string ke::mappingAttr(llvm::StringRef kind, unsigned position,
                             unsigned count) {
+  assert(count <= 3 && position < count &&
+         "a mapping position among at most three (x, y, z)");
   static const char *const ids[] = {"x", "y", "z"};
   return ("#gpu." + kind + "<" + ids[count - 1 - position] + ">").str();
 }
@@ -107,6 +110,7 @@ std::string ke::mappingList(llvm::StringRef kind, const GpuLoops &loops,
   SmallVector<std::string> attrs;
   for (unsigned loop : tiled) {
     unsigned position = llvm::find(loops.mapped, loop) - loops.mapped.begin();
+    assert(position < loops.mapped.size() && "tiled loops must be mapped");
     attrs.push_back(mappingAttr(kind, position, loops.mapped.size()));
   }
   return "[" + llvm::join(attrs, ", ") + "]";
@@ -229,6 +233,7 @@ Knob ke::makeRowVectorKnob(llvm::StringRef name, const Knob &threads,
 }
 
 SmallVector<int64_t> ke::lastDimTile(unsigned rank, int64_t size) {
+  assert(rank > 0 && "a last dimension needs a rank of at least 1");
   SmallVector<int64_t> tiles(rank, 0);
   tiles.back() = size;
   return tiles;

@@ -17,8 +17,11 @@
 #include "ke/Workload/Workload.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
+
+#define DEBUG_TYPE "ke-sketch-gpu-tiling"
 
 using namespace mlir;
 using namespace ke;
@@ -441,8 +444,18 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
       if (succeeded(checkLimits(anchor, target,
                                 KnobAssignment(space, defaults), reason)))
         space.knobs.back().defaultIndex = 1;
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] staging through shared "
+                 << "memory by default: "
+                 << (space.knobs.back().defaultIndex ? "yes" : reason) << "\n");
     }
   }
+  LLVM_DEBUG(
+      llvm::dbgs() << "[" DEBUG_TYPE "] " << getName() << " on "
+                   << anchor->getName() << ": " << (conv ? "convolution " : "")
+                   << "defaults "
+                   << KnobAssignment(space, getDefaultIndices(space)).str()
+                   << "\n");
   return space;
 }
 

@@ -20,6 +20,8 @@ std::string ke::typeName(Type type) {
 }
 
 unsigned ke::nearestChoice(ArrayRef<int64_t> choices, int64_t value) {
+  assert(!choices.empty() && "a knob needs at least one choice");
+  assert(llvm::is_sorted(choices) && "knob choices must be sorted");
   auto it = llvm::lower_bound(choices, value);
   return it == choices.end() ? choices.size() - 1 : it - choices.begin();
 }
@@ -69,7 +71,10 @@ KernelHandles ke::matchKernel(ScriptWriter &w, Operation *anchor) {
 SmallVector<int64_t> ke::mapToResult(linalg::LinalgOp op,
                                      ArrayRef<int64_t> anchorTiles,
                                      SmallVectorImpl<unsigned> *loopsOut) {
+  assert(op->getNumResults() > 0 && "mapToResult needs an op with a result");
   AffineMap map = op.getIndexingMapMatchingResult(op->getResult(0));
+  assert(map.isProjectedPermutation() &&
+         "the result must be indexed by anchor loops, one per dimension");
   SmallVector<int64_t> tiles;
   for (unsigned d = 0; d < map.getNumResults(); ++d) {
     unsigned loop = map.getDimPosition(d);

@@ -7,6 +7,10 @@
 #include "CpuRules.h"
 #include "GpuRules.h"
 
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ke-sketch"
+
 using namespace ke;
 
 llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
@@ -32,9 +36,17 @@ llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
 
 const SketchRule *ke::selectSketchRule(mlir::Operation *anchor,
                                        const TargetDescription &target) {
-  for (const SketchRule *rule : getSketchRules(target.family))
-    if (rule->matches(anchor, target))
+  for (const SketchRule *rule : getSketchRules(target.family)) {
+    bool matched = rule->matches(anchor, target);
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] " << rule->getName()
+               << (matched ? " matches " : " does not match ")
+               << anchor->getName() << " on " << target.name << "\n");
+    if (matched)
       return rule;
+  }
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] no rule for "
+                          << anchor->getName() << "\n");
   return nullptr;
 }
 
