@@ -8,6 +8,9 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ke-gpu-allocs-to-attributions"
 
 using namespace mlir;
 
@@ -38,6 +41,11 @@ LogicalResult allocsToAttributions(ModuleOp module) {
             << type;
         return WalkResult::interrupt();
       }
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] " << func.getName() << ": alloc of "
+                 << type << " -> "
+                 << (isWorkgroupSpace(type) ? "workgroup" : "private")
+                 << " attribution\n");
       BlockArgument buffer =
           isWorkgroupSpace(type)
               ? func.addWorkgroupAttribution(type, alloc.getLoc())

@@ -12,6 +12,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ke-gpu-hoist-barriers"
 
 using namespace mlir;
 
@@ -75,6 +78,9 @@ unsigned ke::hoistBarriersOutOfStreamingLoops(ModuleOp module) {
     for (gpu::BarrierOp barrier : barriers)
       barrier.erase();
     erased += barriers.size();
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << barriers.size()
+                            << " barrier(s) of a loop that writes no "
+                               "workgroup memory -> one after it\n");
     OpBuilder b(loop->getContext());
     b.setInsertionPointAfter(loop);
     gpu::BarrierOp::create(b, loop.getLoc());

@@ -17,6 +17,9 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ke-gpu-hoist-accumulator-tiles"
 
 using namespace mlir;
 
@@ -160,6 +163,9 @@ void hoistAccumulatorTiles(ModuleOp module) {
         if (!isDistinctBuffer(root) ||
             !onlyAccessesOfRoot(loop, root, read, write))
           continue;
+        LLVM_DEBUG(llvm::dbgs()
+                   << "[" DEBUG_TYPE "] accumulator tile "
+                   << read.getVectorType() << " carried by its loop\n");
         rewriter.setInsertionPoint(loop);
         Operation *hoisted = rewriter.clone(*read);
         FailureOr<LoopLikeOpInterface> grown =

@@ -8,6 +8,9 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ke-gpu-merge-modules"
 
 using namespace mlir;
 
@@ -25,6 +28,8 @@ void mergeGpuModules(ModuleOp module) {
   if (gpuModules.size() < 2)
     return;
   gpu::GPUModuleOp first = gpuModules.front();
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] merging " << gpuModules.size()
+                          << " gpu.modules into " << first.getName() << "\n");
   // Outlining names each kernel after its host function, so kernels of
   // different gpu.modules can share a name (two launches made at different
   // times: a global reduction's combine): a clashing kernel takes its
@@ -35,6 +40,9 @@ void mergeGpuModules(ModuleOp module) {
          llvm::make_early_inc_range(other.getBody()->getOperations())) {
       if (auto func = dyn_cast<gpu::GPUFuncOp>(op);
           func && first.lookupSymbol(func.getNameAttr())) {
+        LLVM_DEBUG(llvm::dbgs()
+                   << "[" DEBUG_TYPE "] renaming kernel " << func.getName()
+                   << " of " << other.getName() << " (a clash)\n");
         renamed[{other.getNameAttr(), func.getNameAttr()}] =
             other.getNameAttr();
         func.setName(other.getNameAttr());

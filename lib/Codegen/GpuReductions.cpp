@@ -23,6 +23,9 @@
 #include "mlir/Dialect/Vector/Utils/VectorUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ke-gpu-reductions"
 
 using namespace mlir;
 
@@ -313,8 +316,14 @@ void ke::launchHostCombines(ModuleOp module) {
   for (auto reduction : host.getBody().front().getOps<vector::ReductionOp>())
     candidates.push_back(reduction);
   // One per kernel module: a second would move into the first's guard.
-  if (candidates.size() == 1)
-    (void)launchHostCombine(candidates.front(), host);
+  if (candidates.size() != 1)
+    return;
+  LogicalResult launched = launchHostCombine(candidates.front(), host);
+  (void)launched;
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] host combine "
+                          << (succeeded(launched) ? "launched on the GPU"
+                                                  : "left as it is")
+                          << "\n");
 }
 
 void ke::combinePartialsWithAllReduce(ModuleOp module) {
@@ -324,8 +333,15 @@ void ke::combinePartialsWithAllReduce(ModuleOp module) {
         kernel && kernel.isKernel())
       candidates.emplace_back(reduction, kernel);
   });
-  for (auto [reduction, kernel] : candidates)
-    (void)rewriteCombine(reduction, kernel);
+  for (auto [reduction, kernel] : candidates) {
+    LogicalResult rewritten = rewriteCombine(reduction, kernel);
+    (void)rewritten;
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] combine in " << kernel.getName()
+               << (succeeded(rewritten) ? ": gpu.all_reduce"
+                                        : ": left as it is")
+               << "\n");
+  }
 }
 
 namespace ke {

@@ -10,6 +10,9 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ke-gpu-sink-constants"
 
 using namespace mlir;
 
@@ -39,6 +42,8 @@ void sinkConstantsIntoLaunches(ModuleOp module) {
       if (!def || (!reshape && (def->getNumOperands() != 0 ||
                                 !def->hasTrait<OpTrait::ConstantLike>())))
         continue;
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] sinking " << def->getName()
+                              << " into a launch\n");
       Operation *clone = builder.clone(*def);
       replaceAllUsesInRegionWith(value, clone->getResult(0), launch.getBody());
     }

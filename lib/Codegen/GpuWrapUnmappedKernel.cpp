@@ -11,6 +11,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ke-gpu-wrap-unmapped-kernel"
 
 using namespace mlir;
 
@@ -33,6 +36,8 @@ void wrapUnmappedKernel(ModuleOp module) {
   host.walk([&](gpu::LaunchOp) { hasLaunch = true; });
   if (hasLaunch || body.getOperations().size() < 2)
     return;
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] no launch in " << host.getName()
+                          << ": wrapping its body in a 1x1x1 launch\n");
   OpBuilder builder = OpBuilder::atBlockBegin(&body);
   Location loc = host.getLoc();
   Value one = arith::ConstantIndexOp::create(builder, loc, 1);

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuRules.h"
+#include "CpuSupport.h"
 #include "ScriptWriter.h"
 
 #include "ke/Workload/Kernel.h"
@@ -59,9 +60,9 @@ RfactorSizes getRfactorSizes(ArrayRef<int64_t> ranges,
   RfactorSizes s;
   s.k = ranges.size() - 1;
   unsigned k = s.k;
-  s.split = knobs.get("split.d" + std::to_string(k), 2);
-  s.kvec = knobs.get("kvec.d" + std::to_string(k), 1);
-  s.reg = k > 0 ? knobs.get("reg.d" + std::to_string(k - 1), 1) : 0;
+  s.split = knobs.get(loopKnobName("split", k), 2);
+  s.kvec = knobs.get(loopKnobName("kvec", k), 1);
+  s.reg = k > 0 ? knobs.get(loopKnobName("reg", k - 1), 1) : 0;
   s.threads.assign(ranges.size(), 0);
   s.threads[k] = s.split;
   s.tiles.assign(ranges.size(), 1);
@@ -103,7 +104,7 @@ public:
     unsigned cores = std::max(1u, target.cpu.cores);
     KnobSpace space;
     space.knobs.push_back(makeThreadsKnob(cores, /*parallelByDefault=*/true));
-    Knob split{"split.d" + std::to_string(k), {}, 0};
+    Knob split{loopKnobName("split", k), {}, 0};
     for (int64_t s = 2; s <= std::min<int64_t>(ranges[k] / 2, 8 * cores);
          s *= 2)
       split.choices.push_back(s);
@@ -114,17 +115,13 @@ public:
       split.defaultIndex = 0;
     space.knobs.push_back(split);
     if (k > 0) {
-      Knob reg{"reg.d" + std::to_string(k - 1), tileCandidates(ranges[k - 1], 16),
+      Knob reg{loopKnobName("reg", k - 1), tileCandidates(ranges[k - 1], 16),
                0};
       space.knobs.push_back(reg);
     }
-    Knob kvec{"kvec.d" + std::to_string(k), tileCandidates(ranges[k] / 2, 64),
-              0};
+    Knob kvec{loopKnobName("kvec", k), tileCandidates(ranges[k] / 2, 64), 0};
     unsigned lanes = target.cpu.vectorBits / 32;
-    kvec.defaultIndex =
-        llvm::lower_bound(kvec.choices, int64_t(lanes)) - kvec.choices.begin();
-    if (kvec.defaultIndex >= kvec.choices.size())
-      kvec.defaultIndex = kvec.choices.size() - 1;
+    kvec.defaultIndex = nearestChoice(kvec.choices, lanes);
     space.knobs.push_back(kvec);
     return space;
   }
@@ -134,8 +131,8 @@ public:
                             std::string &reason) const override {
     auto op = cast<linalg::LinalgOp>(anchor);
     unsigned k = op.getNumLoops() - 1;
-    int64_t work = knobs.get("kvec.d" + std::to_string(k), 1) *
-                   (k > 0 ? knobs.get("reg.d" + std::to_string(k - 1), 1) : 1);
+    int64_t work = knobs.get(loopKnobName("kvec", k), 1) *
+                   (k > 0 ? knobs.get(loopKnobName("reg", k - 1), 1) : 1);
     if (work > 1024) {
       reason = llvm::formatv("innermost tile of {0} elements is too much "
                              "straight-line code (limit 1024)",

@@ -13,10 +13,6 @@ const SketchRule &getCpuRfactorRule();
 /// linalg.softmax: decompose, then tile rows across threads (CpuSoftmaxRule.cpp).
 const SketchRule &getCpuSoftmaxRule();
 
-/// The `threads` knob: 1, 2, 4, ... up to `cores`; the default is `cores`
-/// when `parallelByDefault`, else 1.
-Knob makeThreadsKnob(unsigned cores, bool parallelByDefault);
-
 } // namespace ke
 
 #endif // KE_LIB_SKETCH_CPURULES_H

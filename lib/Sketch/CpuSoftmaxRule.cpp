@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuRules.h"
+#include "CpuSupport.h"
 #include "ScriptWriter.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -46,14 +47,9 @@ public:
 
   bool matches(Operation *anchor,
                const TargetDescription &target) const override {
-    auto softmax = dyn_cast<linalg::SoftmaxOp>(anchor);
-    if (!target.isCpu() || !softmax)
-      return false;
-    auto type = dyn_cast<RankedTensorType>(softmax.getInput().getType());
     // Rows are tiled over the leading dimensions: the softmax dimension must
     // be the last one.
-    return type && type.hasStaticShape() && type.getRank() >= 2 &&
-           softmax.getDimension() == uint64_t(type.getRank() - 1);
+    return target.isCpu() && getLastDimSoftmaxType(anchor);
   }
 
   KnobSpace getKnobSpace(Operation *anchor,
@@ -67,10 +63,8 @@ public:
     space.knobs.push_back(makeThreadsKnob(cores, parallelByDefault));
     int64_t rows = type.getDimSize(0);
     Knob tile{"forall.d0", tileCandidates(rows, rows), 0};
-    auto it = llvm::lower_bound(
+    tile.defaultIndex = nearestChoice(
         tile.choices, parallelByDefault ? llvm::divideCeil(rows, cores) : rows);
-    tile.defaultIndex =
-        it == tile.choices.end() ? tile.choices.size() - 1 : it - tile.choices.begin();
     space.knobs.push_back(tile);
     // Elements of a row handled at once: one to four vectors.
     int64_t cols = type.getShape().back();
@@ -80,10 +74,7 @@ public:
     for (int64_t v : tileCandidates(cols, 4 * lanes))
       if (v >= std::min<int64_t>(cols, 4))
         vec.choices.push_back(v);
-    vec.defaultIndex = llvm::lower_bound(vec.choices, int64_t(lanes)) -
-                       vec.choices.begin();
-    if (vec.defaultIndex >= vec.choices.size())
-      vec.defaultIndex = vec.choices.size() - 1;
+    vec.defaultIndex = nearestChoice(vec.choices, lanes);
     space.knobs.push_back(vec);
     return space;
   }

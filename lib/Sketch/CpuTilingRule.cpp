@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuRules.h"
+#include "CpuSupport.h"
 #include "ScriptWriter.h"
 
 #include "ke/Workload/Kernel.h"
@@ -28,7 +29,10 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#define DEBUG_TYPE "ke-sketch-cpu-tiling"
 
 using namespace mlir;
 using namespace ke;
@@ -108,22 +112,6 @@ std::optional<unsigned> innerReduction(const LoopNest &nest) {
   return std::nullopt;
 }
 
-/// A type as MLIR prints it ("f32", "bf16", "i8").
-std::string typeName(Type type) {
-  std::string text;
-  llvm::raw_string_ostream(text) << type;
-  return text;
-}
-
-std::string knobName(llvm::StringRef level, unsigned loop) {
-  return (level + ".d" + llvm::Twine(loop)).str();
-}
-
-unsigned indexOf(llvm::ArrayRef<int64_t> choices, int64_t value) {
-  auto it = llvm::lower_bound(choices, value);
-  return it == choices.end() ? choices.size() - 1 : it - choices.begin();
-}
-
 unsigned vectorLanes(const LoopNest &nest, const TargetDescription &target) {
   return std::max(1u, target.cpu.vectorBits / nest.elementBits);
 }
@@ -197,13 +185,13 @@ TileSizes getTileSizes(const LoopNest &nest, const KnobAssignment &knobs) {
   t.reg.assign(numLoops, 0);
   t.inner.assign(numLoops, 0);
   for (unsigned loop : forallLoops(nest))
-    t.outer[loop] = knobs.get(knobName("forall", loop));
+    t.outer[loop] = knobs.get(loopKnobName("forall", loop));
   for (unsigned loop : nest.parallel)
-    t.reg[loop] = knobs.get(knobName("reg", loop), 1);
+    t.reg[loop] = knobs.get(loopKnobName("reg", loop), 1);
   for (unsigned loop : nest.reduction)
-    t.inner[loop] = knobs.get(knobName("kvec", loop), 1);
+    t.inner[loop] = knobs.get(loopKnobName("kvec", loop), 1);
   if (std::optional<unsigned> kLoop = innerReduction(nest))
-    t.block[*kLoop] = knobs.get(knobName("kblock", *kLoop));
+    t.block[*kLoop] = knobs.get(loopKnobName("kblock", *kLoop));
   return t;
 }
 
@@ -227,25 +215,6 @@ SmallVector<ForLevel, 3> getForLevels(const TileSizes &t,
 }
 
 /// The fused neighbours of a kernel's anchor (see ke/Workload/Kernel.h).
-struct KernelNeighbours {
-  Operation *consumer = nullptr;
-  Operation *firstProducer = nullptr;
-  bool hasProducers = false;
-};
-
-KernelNeighbours findNeighbours(Operation *anchor) {
-  KernelNeighbours n;
-  anchor->getParentOp()->walk([&](Operation *op) {
-    if (op->hasAttr(kConsumerAttr))
-      n.consumer = op;
-    if (op->hasAttr(kProducerAttr) && !n.firstProducer) {
-      n.firstProducer = op;
-      n.hasProducers = true;
-    }
-  });
-  return n;
-}
-
 /// The anchor loop that the innermost dimension of its first result
 /// iterates over; std::nullopt for 0-d results.
 std::optional<unsigned> innermostOutputLoop(linalg::LinalgOp op) {
@@ -326,22 +295,11 @@ std::optional<unsigned> getScalableLoop(linalg::LinalgOp op,
   if (!dim || regLoops.empty() || regLoops.back() != dim.getPosition() ||
       !isContiguousLoop(op, dim.getPosition()) || !hasScalableMath(op))
     return std::nullopt;
-  KernelNeighbours neighbours = findNeighbours(op);
+  KernelNeighbours neighbours = findKernelNeighbours(op);
   if (!isScalableNeighbour(neighbours.consumer) ||
       !isScalableNeighbour(neighbours.firstProducer))
     return std::nullopt;
   return dim.getPosition();
-}
-
-/// Outer tile sizes of the anchor's loops as tile sizes of the consumer,
-/// whose loops are the dimensions of the anchor's result.
-SmallVector<int64_t> mapToConsumer(linalg::LinalgOp op,
-                                   ArrayRef<int64_t> anchorTiles) {
-  AffineMap map = op.getIndexingMapMatchingResult(op->getResult(0));
-  SmallVector<int64_t> tiles;
-  for (unsigned d = 0; d < map.getNumResults(); ++d)
-    tiles.push_back(anchorTiles[map.getDimPosition(d)]);
-  return tiles;
 }
 
 /// Tiles a neighbour (a fill or an elementwise consumer) to rows of `inner`
@@ -376,9 +334,7 @@ public:
   bool matches(Operation *anchor,
                const TargetDescription &target) const override {
     auto op = dyn_cast<linalg::LinalgOp>(anchor);
-    return target.isCpu() && op && op.hasPureTensorSemantics() &&
-           op->getNumResults() >= 1 &&
-           llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic);
+    return target.isCpu() && op && isStaticTensorOp(op);
   }
 
   KnobSpace getKnobSpace(Operation *anchor,
@@ -398,19 +354,19 @@ public:
     // Outer tiles: enough of them to feed every core by default.
     for (auto [position, loop] : llvm::enumerate(forallLoops(nest))) {
       int64_t range = nest.ranges[loop];
-      Knob knob{knobName("forall", loop), {0}, 0};
+      Knob knob{loopKnobName("forall", loop), {0}, 0};
       for (int64_t tile : tileCandidates(range, range / 2))
         if (tile >= 2)
           knob.choices.push_back(tile);
       if (position == 0 && parallelByDefault && knob.choices.size() > 1)
         knob.defaultIndex =
-            indexOf(knob.choices, llvm::divideCeil(range, cores));
+            nearestChoice(knob.choices, llvm::divideCeil(range, cores));
       space.knobs.push_back(knob);
     }
 
     std::optional<unsigned> kLoop = innerReduction(nest);
     if (kLoop && nest.ranges[*kLoop] >= 64) {
-      Knob knob{knobName("kblock", *kLoop), {0}, 0};
+      Knob knob{loopKnobName("kblock", *kLoop), {0}, 0};
       for (int64_t tile : {32, 64, 128, 256, 512})
         if (tile < nest.ranges[*kLoop])
           knob.choices.push_back(tile);
@@ -424,8 +380,8 @@ public:
     std::optional<unsigned> scalableLoop =
         getScalableLoop(cast<linalg::LinalgOp>(anchor), nest, target);
     for (auto [position, loop] : llvm::enumerate(regLoops)) {
-      Knob knob{knobName("reg", loop), tileCandidates(nest.ranges[loop], 64),
-                0};
+      Knob knob{loopKnobName("reg", loop),
+                tileCandidates(nest.ranges[loop], 64), 0};
       if (loop == scalableLoop) {
         // Scalable tiles of whole 128-bit granules (power-of-two element
         // counts, which SVE types need); masks cover partial tiles.
@@ -437,20 +393,20 @@ public:
       }
       bool innermost = position + 1 == regLoops.size();
       int64_t preferred = innermost ? lanes : (nest.isContraction ? 4 : 1);
-      knob.defaultIndex = indexOf(knob.choices, preferred);
+      knob.defaultIndex = nearestChoice(knob.choices, preferred);
       space.knobs.push_back(knob);
     }
     if (kLoop) {
-      Knob knob{knobName("kvec", *kLoop), tileCandidates(nest.ranges[*kLoop], 16),
-                0};
+      Knob knob{loopKnobName("kvec", *kLoop),
+                tileCandidates(nest.ranges[*kLoop], 16), 0};
       int64_t preferred = nest.isContraction ? 1 : lanes;
       // Reductions without parallel register loops vectorize along k.
-      knob.defaultIndex = indexOf(knob.choices, preferred);
+      knob.defaultIndex = nearestChoice(knob.choices, preferred);
       space.knobs.push_back(knob);
     }
     for (unsigned loop : forallLoops(nest)) {
-      int outer = space.find(knobName("forall", loop));
-      int reg = space.find(knobName("reg", loop));
+      int outer = space.find(loopKnobName("forall", loop));
+      int reg = space.find(loopKnobName("reg", loop));
       if (outer >= 0 && reg >= 0)
         reconcileDefaults(space.knobs[outer], space.knobs[reg]);
     }
@@ -463,6 +419,11 @@ public:
     // one iteration (more independent vector work between branches).
     if (kLoop)
       space.knobs.push_back(Knob{"unroll", {1, 2, 4}, 0});
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] cpu.tile on " << anchor->getName() << ": "
+               << (scalableLoop ? "scalable, " : "") << "defaults "
+               << KnobAssignment(space, getDefaultIndices(space)).str()
+               << "\n");
     return space;
   }
 
@@ -472,7 +433,7 @@ public:
     LoopNest nest = analyze(cast<linalg::LinalgOp>(anchor));
     int64_t accumulators = 1;
     for (unsigned loop : registerLoops(nest))
-      accumulators *= knobs.get(knobName("reg", loop), 1);
+      accumulators *= knobs.get(loopKnobName("reg", loop), 1);
     int64_t capacity =
         int64_t(vectorRegisters(target)) * vectorLanes(nest, target);
     if (accumulators > capacity) {
@@ -483,7 +444,7 @@ public:
     }
     std::optional<unsigned> kLoop = innerReduction(nest);
     int64_t unrolled =
-        accumulators * (kLoop ? knobs.get(knobName("kvec", *kLoop), 1) : 1);
+        accumulators * (kLoop ? knobs.get(loopKnobName("kvec", *kLoop), 1) : 1);
     if (unrolled > 8192) {
       reason = llvm::formatv("innermost tile of {0} operations is too much "
                              "straight-line code (limit 8192)",
@@ -508,13 +469,10 @@ public:
 
     ScriptWriter w;
     w.comment("sketch cpu.tile: " + knobs.str());
-    std::string current = w.match(anchor->getName().getStringRef(), kAnchorAttr);
-    KernelNeighbours neighbours = findNeighbours(anchor);
-    std::string consumer, producers;
-    if (neighbours.consumer)
-      consumer = w.match("", kConsumerAttr);
-    if (neighbours.hasProducers)
-      producers = w.match("", kProducerAttr);
+    KernelHandles kernel = matchKernel(w, anchor);
+    std::string current = kernel.anchor, consumer = kernel.consumer,
+                producers = kernel.producers;
+    const KernelNeighbours &neighbours = kernel.neighbours;
 
     if (llvm::any_of(outer, [](int64_t t) { return t != 0; })) {
       std::string forall;
@@ -523,8 +481,7 @@ public:
         // that tile is in cache.
         w.comment("S: outer parallel tiles of the consumer, the anchor fused "
                   "into them, one scf.forall over threads");
-        consumer =
-            w.tileUsingForall(consumer, mapToConsumer(op, outer), forall);
+        consumer = w.tileUsingForall(consumer, mapToResult(op, outer), forall);
         w.fuseInto(current, forall);
       } else {
         w.comment("S: outer parallel tiles, one scf.forall over threads");

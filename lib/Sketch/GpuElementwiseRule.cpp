@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuRules.h"
 #include "GpuTiling.h"
 
 using namespace mlir;
@@ -17,7 +18,7 @@ namespace {
 
 class GpuElementwiseRule final : public GpuTilingRule {
 public:
-  GpuElementwiseRule() : GpuTilingRule(/*contractions=*/false) {}
+  GpuElementwiseRule() : GpuTilingRule(GpuTilingParams::forElementwise()) {}
 
   llvm::StringRef getName() const override { return "gpu.elementwise"; }
 
@@ -26,10 +27,8 @@ public:
     auto op = dyn_cast<linalg::LinalgOp>(anchor);
     // Row reductions fused into the kernel are gpu.rownorm's: tiled by
     // this rule they would stay outside the launch.
-    return target.isGpu() && op && op.hasPureTensorSemantics() &&
-           op->getNumResults() >= 1 &&
-           llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic) &&
-           findGpuNeighbours(anchor).rowReductions == 0;
+    return target.isGpu() && op && isStaticTensorOp(op) &&
+           findKernelNeighbours(anchor).rowReductions == 0;
   }
 };
 

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuRules.h"
+#include "GpuSupport.h"
 
 #include "ke/Workload/Kernel.h"
 #include "ke/Workload/Workload.h"
@@ -74,11 +75,11 @@ ReduceSizes getReduceSizes(const GpuLoops &loops, const KnobAssignment &knobs,
   for (unsigned loop : loops.mapped)
     s.block[loop] = 1;
   unsigned rowLoop = loops.mapped.back();
-  s.rows = std::min(knobs.get(gpuKnobName("block", rowLoop), 1),
+  s.rows = std::min(knobs.get(loopKnobName("block", rowLoop), 1),
                     loops.ranges[rowLoop]);
   s.block[rowLoop] = s.rows;
   s.threads = knobs.get("threads", target.gpu.warpSize);
-  s.kvec = knobs.get(gpuKnobName("kvec", s.k), 1);
+  s.kvec = knobs.get(loopKnobName("kvec", s.k), 1);
   return s;
 }
 
@@ -113,7 +114,7 @@ GlobalSizes getGlobalSizes(linalg::LinalgOp op, const KnobAssignment &knobs,
   g.blocks = knobs.get("blocks", 2 * target.gpu.warpSize);
   g.chunk = g.n / g.blocks;
   g.threads = knobs.get("threads", target.gpu.warpSize);
-  g.kvec = knobs.get(gpuKnobName("kvec", 0), 1);
+  g.kvec = knobs.get(loopKnobName("kvec", 0), 1);
   return g;
 }
 
@@ -139,7 +140,7 @@ KnobSpace getGlobalKnobSpace(linalg::LinalgOp op,
   threads.defaultIndex = nearestChoice(
       threads.choices, std::min<int64_t>(8 * warp, chunk / (4 * vector)));
   space.knobs.push_back(threads);
-  Knob kvec{gpuKnobName("kvec", 0), {1, 2, 4, 8, 16}, 0};
+  Knob kvec{loopKnobName("kvec", 0), {1, 2, 4, 8, 16}, 0};
   kvec.defaultIndex = nearestChoice(kvec.choices, vector);
   space.knobs.push_back(kvec);
   return space;
@@ -221,7 +222,7 @@ public:
     int64_t k = loops.ranges.back();
     unsigned rowLoop = loops.mapped.back();
     KnobSpace space;
-    Knob rows{gpuKnobName("block", rowLoop),
+    Knob rows{loopKnobName("block", rowLoop),
               tileCandidates(loops.ranges[rowLoop], 8), 0};
     space.knobs.push_back(rows);
     Knob threads{"threads", {}, 0};
@@ -237,7 +238,7 @@ public:
         threads.defaultIndex > 0)
       --threads.defaultIndex;
     space.knobs.push_back(threads);
-    Knob kvec{gpuKnobName("kvec", loops.ranges.size() - 1),
+    Knob kvec{loopKnobName("kvec", loops.ranges.size() - 1),
               tileCandidates(k / warp, 16), 0};
     kvec.defaultIndex = nearestChoice(kvec.choices, vector);
     space.knobs.push_back(kvec);
@@ -283,14 +284,11 @@ public:
     unsigned n = loops.ranges.size();
     ScriptWriter w;
     w.comment("sketch gpu.reduce: " + knobs.str());
-    std::string current = w.match(anchor->getName().getStringRef(), kAnchorAttr);
-    GpuNeighbours neighbours = findGpuNeighbours(anchor);
+    KernelHandles kernel = matchKernel(w, anchor);
+    std::string current = kernel.anchor, consumer = kernel.consumer,
+                producers = kernel.producers;
+    const KernelNeighbours &neighbours = kernel.neighbours;
     bool hasProducers = neighbours.hasProducers;
-    std::string producers, consumer;
-    if (neighbours.consumer)
-      consumer = w.match("", kConsumerAttr);
-    if (hasProducers)
-      producers = w.match("", kProducerAttr);
     std::string forall;
     if (neighbours.consumer) {
       // The consumer belongs in the launch too: tiled on its own it would

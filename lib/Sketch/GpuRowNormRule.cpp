@@ -24,10 +24,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuRules.h"
+#include "GpuSupport.h"
 
 #include "ke/Workload/Kernel.h"
 
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#define DEBUG_TYPE "ke-sketch-gpu-rownorm"
 
 using namespace mlir;
 using namespace ke;
@@ -55,17 +59,27 @@ public:
                const TargetDescription &target) const override {
     auto op = dyn_cast<linalg::LinalgOp>(anchor);
     if (!target.isGpu() || !op || !op.hasPureTensorSemantics() ||
-        findGpuNeighbours(anchor).rowReductions == 0)
+        findKernelNeighbours(anchor).rowReductions == 0)
       return false;
     RowNormShape s = getShape(anchor);
     if (s.ranges.size() < 2 || s.ranges.size() > 4 ||
-        llvm::any_of(s.ranges, ShapedType::isDynamic))
+        llvm::any_of(s.ranges, ShapedType::isDynamic)) {
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] no: not a static nest of "
+                              << "rank 2 to 4\n");
       return false;
+    }
     // Leading dimensions other than the rows map to grid y and z.
     for (size_t d = 0; d + 2 < s.ranges.size(); ++d)
-      if (s.ranges[d] > 65535)
+      if (s.ranges[d] > 65535) {
+        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] no: leading dimension "
+                                << d << " exceeds the grid's 65535\n");
         return false;
-    return !rowThreadChoices(s.ranges.back(), target).empty();
+      }
+    bool fits = !rowThreadChoices(s.ranges.back(), target).empty();
+    LLVM_DEBUG(if (!fits) llvm::dbgs()
+               << "[" DEBUG_TYPE "] no: no warp multiple divides a row of "
+               << s.ranges.back() << "\n");
+    return fits;
   }
 
   KnobSpace getKnobSpace(Operation *anchor,
@@ -97,7 +111,7 @@ public:
       return failure();
     }
     // Partial results and row results of every reduction in shared memory.
-    int64_t reductions = findGpuNeighbours(anchor).rowReductions;
+    int64_t reductions = findKernelNeighbours(anchor).rowReductions;
     int64_t bytes = reductions * (threads + 1) * 4;
     if (uint64_t(bytes) > staticSharedMemoryLimit(target)) {
       reason = llvm::formatv("{0} bytes of partial results exceed the static "
@@ -116,7 +130,7 @@ public:
     unsigned rank = s.ranges.size();
     int64_t threads = knobs.get("threads", target.gpu.warpSize);
     int64_t kvec = knobs.get("kvec", 1);
-    unsigned count = findGpuNeighbours(anchor).rowReductions;
+    unsigned count = findKernelNeighbours(anchor).rowReductions;
 
     ScriptWriter w;
     w.comment("sketch gpu.rownorm: " + knobs.str());

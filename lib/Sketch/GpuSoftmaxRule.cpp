@@ -30,6 +30,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuRules.h"
+#include "GpuSupport.h"
 
 #include "ke/Workload/Kernel.h"
 
@@ -139,14 +140,9 @@ std::string emitBlockPerRowScript(const SoftmaxShape &s,
 }
 
 std::optional<SoftmaxShape> getSoftmaxShape(Operation *anchor) {
-  auto softmax = dyn_cast<linalg::SoftmaxOp>(anchor);
-  if (!softmax || !softmax.hasPureTensorSemantics())
-    return std::nullopt;
-  auto type = dyn_cast<RankedTensorType>(softmax.getInput().getType());
-  if (!type || !type.hasStaticShape() || type.getRank() < 2 ||
-      type.getRank() > 4 ||
-      softmax.getDimension() != uint64_t(type.getRank() - 1) ||
-      !type.getElementType().isIntOrFloat())
+  RankedTensorType type = getLastDimSoftmaxType(anchor);
+  if (!type || !cast<linalg::SoftmaxOp>(anchor).hasPureTensorSemantics() ||
+      type.getRank() > 4 || !type.getElementType().isIntOrFloat())
     return std::nullopt;
   SoftmaxShape s;
   s.shape.assign(type.getShape().begin(), type.getShape().end());

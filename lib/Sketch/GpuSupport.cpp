@@ -1,6 +1,6 @@
 //===- GpuSupport.cpp - What the GPU sketch rules share -------------------===//
 
-#include "GpuRules.h"
+#include "GpuSupport.h"
 
 #include "ke/Workload/Kernel.h"
 
@@ -32,15 +32,6 @@ GpuLoops ke::analyzeGpuLoops(linalg::LinalgOp op) {
   return loops;
 }
 
-std::string ke::gpuKnobName(llvm::StringRef level, unsigned loop) {
-  return (level + ".d" + llvm::Twine(loop)).str();
-}
-
-unsigned ke::nearestChoice(ArrayRef<int64_t> choices, int64_t value) {
-  auto it = llvm::lower_bound(choices, value);
-  return it == choices.end() ? choices.size() - 1 : it - choices.begin();
-}
-
 int64_t ke::vectorElements(unsigned elementBits) {
   return std::max<int64_t>(1, 128 / elementBits);
 }
@@ -58,6 +49,7 @@ SmallVector<int64_t> ke::threadsPerLoop(const GpuLoops &loops,
 }
 
 std::array<int64_t, 3> ke::blockDims(ArrayRef<int64_t> threads) {
+  assert(threads.size() <= 3 && "a block has at most three dimensions");
   std::array<int64_t, 3> dims{1, 1, 1};
   for (auto [position, count] : llvm::enumerate(llvm::reverse(threads)))
     dims[position] = count;
@@ -107,6 +99,8 @@ uint64_t ke::staticSharedMemoryLimit(const TargetDescription &target) {
 
 std::string ke::mappingAttr(llvm::StringRef kind, unsigned position,
                             unsigned count) {
+  assert(count <= 3 && position < count &&
+         "a mapping position among at most three (x, y, z)");
   static const char *const ids[] = {"x", "y", "z"};
   return ("#gpu." + kind + "<" + ids[count - 1 - position] + ">").str();
 }
@@ -116,6 +110,7 @@ std::string ke::mappingList(llvm::StringRef kind, const GpuLoops &loops,
   SmallVector<std::string> attrs;
   for (unsigned loop : tiled) {
     unsigned position = llvm::find(loops.mapped, loop) - loops.mapped.begin();
+    assert(position < loops.mapped.size() && "tiled loops must be mapped");
     attrs.push_back(mappingAttr(kind, position, loops.mapped.size()));
   }
   return "[" + llvm::join(attrs, ", ") + "]";
@@ -133,20 +128,6 @@ std::string ke::tileUsingForallMapped(ScriptWriter &w,
          " (mapping = " + mapping +
          ") : (!transform.any_op) -> (!transform.any_op, !transform.any_op)");
   return tiled;
-}
-
-SmallVector<int64_t> ke::mapToResult(linalg::LinalgOp op,
-                                     ArrayRef<int64_t> anchorTiles,
-                                     SmallVectorImpl<unsigned> *loopsOut) {
-  AffineMap map = op.getIndexingMapMatchingResult(op->getResult(0));
-  SmallVector<int64_t> tiles;
-  for (unsigned d = 0; d < map.getNumResults(); ++d) {
-    unsigned loop = map.getDimPosition(d);
-    tiles.push_back(anchorTiles[loop]);
-    if (loopsOut && anchorTiles[loop] != 0)
-      loopsOut->push_back(loop);
-  }
-  return tiles;
 }
 
 void ke::emitGpuEpilogue(ScriptWriter &w, std::array<int64_t, 3> dims,
@@ -187,19 +168,6 @@ void ke::emitGpuEpilogue(ScriptWriter &w, std::array<int64_t, 3> dims,
   w.line("transform.apply_patterns to " + kernelFunc + " {");
   w.line("  transform.apply_patterns.gpu.eliminate_barriers");
   w.line("} : !transform.any_op");
-}
-
-GpuNeighbours ke::findGpuNeighbours(Operation *anchor) {
-  GpuNeighbours n;
-  anchor->getParentOp()->walk([&](Operation *op) {
-    if (op->hasAttr(kConsumerAttr))
-      n.consumer = op;
-    if (op->hasAttr(kProducerAttr))
-      n.hasProducers = true;
-    if (op->hasAttr(kRowReductionAttr))
-      ++n.rowReductions;
-  });
-  return n;
 }
 
 std::string ke::tileRowInterleaved(ScriptWriter &w, const std::string &op,
@@ -265,6 +233,7 @@ Knob ke::makeRowVectorKnob(llvm::StringRef name, const Knob &threads,
 }
 
 SmallVector<int64_t> ke::lastDimTile(unsigned rank, int64_t size) {
+  assert(rank > 0 && "a last dimension needs a rank of at least 1");
   SmallVector<int64_t> tiles(rank, 0);
   tiles.back() = size;
   return tiles;

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuRules.h"
 #include "GpuTiling.h"
 
 #include "ke/Workload/Workload.h"
@@ -18,16 +19,14 @@ namespace {
 
 class GpuTileRule final : public GpuTilingRule {
 public:
-  GpuTileRule() : GpuTilingRule(/*contractions=*/true) {}
+  GpuTileRule() : GpuTilingRule(GpuTilingParams::forContractions()) {}
 
   llvm::StringRef getName() const override { return "gpu.tile"; }
 
   bool matches(Operation *anchor,
                const TargetDescription &target) const override {
     auto op = dyn_cast<linalg::LinalgOp>(anchor);
-    if (!target.isGpu() || !op || !op.hasPureTensorSemantics() ||
-        op->getNumResults() < 1 ||
-        llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+    if (!target.isGpu() || !op || !isStaticTensorOp(op))
       return false;
     WorkloadKind kind = classifyWorkload(op);
     return kind == WorkloadKind::Contraction ||

@@ -17,19 +17,16 @@
 #include "ke/Workload/Workload.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
+
+#define DEBUG_TYPE "ke-sketch-gpu-tiling"
 
 using namespace mlir;
 using namespace ke;
 
 namespace {
-
-std::string typeName(Type type) {
-  std::string text;
-  llvm::raw_string_ostream(text) << type;
-  return text;
-}
 
 /// Candidate values of the stage (kblock) knob: divisors of K from 4 up.
 SmallVector<int64_t> stageCandidates(int64_t range) {
@@ -229,6 +226,20 @@ std::string blockMapping(ArrayRef<unsigned> blocks, ArrayRef<unsigned> tiled) {
 
 } // namespace
 
+GpuTilingParams GpuTilingParams::forContractions() {
+  GpuTilingParams p;
+  p.convolutionKnobs = true;
+  p.largeRegisterTiles = true;
+  p.registerRowsY = 4;
+  p.maxThreadsX = 16;
+  p.maxBlockTile = 256;
+  p.maxThreadTile = 8;
+  p.reductionKnobs = true;
+  return p;
+}
+
+GpuTilingParams GpuTilingParams::forElementwise() { return GpuTilingParams(); }
+
 GpuTileSizes ke::getGpuTileSizes(const GpuLoops &loops,
                                  const KnobAssignment &knobs) {
   unsigned n = loops.ranges.size();
@@ -238,17 +249,17 @@ GpuTileSizes ke::getGpuTileSizes(const GpuLoops &loops,
   s.inner.assign(n, 0);
   s.stage.assign(n, 0);
   for (unsigned loop : loops.mapped) {
-    s.block[loop] = std::min(knobs.get(gpuKnobName("block", loop), 1),
-                             loops.ranges[loop]);
+    s.block[loop] =
+        std::min(knobs.get(loopKnobName("block", loop), 1), loops.ranges[loop]);
     s.thread[loop] =
-        std::min(knobs.get(gpuKnobName("thread", loop), 1), s.block[loop]);
+        std::min(knobs.get(loopKnobName("thread", loop), 1), s.block[loop]);
   }
   // Parallel loops that are not mapped run in each thread, one at a time;
   // convolutions may split them over blocks (block.dN, 0: not split).
   for (unsigned loop : loops.parallel)
     if (!llvm::is_contained(loops.mapped, loop) && loops.ranges[loop] > 1) {
       s.inner[loop] = 1;
-      s.block[loop] = std::min(knobs.get(gpuKnobName("block", loop), 0),
+      s.block[loop] = std::min(knobs.get(loopKnobName("block", loop), 0),
                                loops.ranges[loop]);
     }
   for (unsigned loop : loops.reduction)
@@ -256,10 +267,10 @@ GpuTileSizes ke::getGpuTileSizes(const GpuLoops &loops,
       s.inner[loop] = 1;
   if (loops.innerReduction) {
     unsigned k = *loops.innerReduction;
-    s.inner[k] = knobs.get(gpuKnobName("kvec", k), 1);
+    s.inner[k] = knobs.get(loopKnobName("kvec", k), 1);
     s.promote = knobs.get("promote", 0) != 0;
     if (s.promote)
-      s.stage[k] = knobs.get(gpuKnobName("kblock", k), loops.ranges[k]);
+      s.stage[k] = knobs.get(loopKnobName("kblock", k), loops.ranges[k]);
   }
   s.threads = threadsPerLoop(loops, s.block, s.thread);
   s.dims = blockDims(s.threads);
@@ -287,13 +298,13 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
       std::min<int64_t>(8 * target.gpu.warpSize, target.gpu.maxThreadsPerBlock);
   SmallVector<int64_t> blockDefaults, threadDefaults;
   std::optional<linalg::ConvolutionDimensions> conv =
-      contractions ? convDims(op) : std::nullopt;
+      params.convolutionKnobs ? convDims(op) : std::nullopt;
   // Large contractions get 8x8 register tiles (128x128 block tiles of 16x16
   // threads): twice the FMAs per shared-memory load of 4x4 tiles. Only where
   // that still leaves two blocks per multiprocessor; smaller ones keep
   // 4x4 register tiles (64x64 blocks) and more blocks.
   bool largeTiles = false;
-  if (contractions && loops.mapped.size() >= 2) {
+  if (params.largeRegisterTiles && loops.mapped.size() >= 2) {
     unsigned y = loops.mapped[loops.mapped.size() - 2],
              x = loops.mapped.back();
     int64_t blocks = 1;
@@ -310,7 +321,8 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
     // Register tiles: one 128-bit vector along x; 4 rows along y for
     // contractions (outer products); 1 elsewhere. Twice that both ways for
     // large contractions.
-    int64_t thread = position == 0 ? vector : (contractions && position == 1 ? 4 : 1);
+    int64_t thread =
+        position == 0 ? vector : (position == 1 ? params.registerRowsY : 1);
     if (largeTiles && position < 2)
       thread *= 2;
     // Convolutions: GEMM-like register tiles of output columns x output
@@ -325,9 +337,10 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
         thread = 1;
     }
     thread = std::min(thread, range);
-    int64_t cap = contractions && position == 0 && loops.mapped.size() > 1
-                      ? 16
-                      : budget;
+    int64_t cap =
+        params.maxThreadsX > 0 && position == 0 && loops.mapped.size() > 1
+            ? params.maxThreadsX
+            : budget;
     int64_t threads = std::min<int64_t>(
         {cap, budget,
          int64_t(llvm::PowerOf2Ceil(llvm::divideCeil(range, thread))),
@@ -337,10 +350,10 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
     blockDefaults.insert(blockDefaults.begin(),
                          std::min(range, thread * threads));
   }
-  int64_t maxBlock = contractions ? 256 : 1024;
+  int64_t maxBlock = params.maxBlockTile;
   SmallVector<int64_t> chosenBlocks;
   for (auto [i, loop] : llvm::enumerate(loops.mapped)) {
-    Knob block{gpuKnobName("block", loop),
+    Knob block{loopKnobName("block", loop),
                blockCandidates(loops.ranges[loop], maxBlock), 0};
     block.defaultIndex = largestDivisorChoice(
         block.choices, loops.ranges[loop], blockDefaults[i]);
@@ -349,8 +362,9 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
   }
   for (auto [i, loop] : llvm::enumerate(loops.mapped)) {
     bool innermost = i + 1 == loops.mapped.size();
-    int64_t maxThread = contractions ? 8 : (innermost ? 2 * vector : 4);
-    Knob thread{gpuKnobName("thread", loop),
+    int64_t maxThread =
+        params.maxThreadTile.value_or(innermost ? 2 * vector : 4);
+    Knob thread{loopKnobName("thread", loop),
                 tileCandidates(loops.ranges[loop], maxThread), 0};
     // Thread tiles that divide the block tile: full register tiles only.
     thread.defaultIndex = largestDivisorChoice(thread.choices, chosenBlocks[i],
@@ -403,7 +417,7 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
       if (llvm::is_contained(loops.mapped, loop) || range <= 1)
         continue;
       SmallVector<int64_t> choices = blockCandidates(range, range);
-      Knob block{gpuKnobName("block", loop), choices,
+      Knob block{loopKnobName("block", loop), choices,
                  unsigned(choices.size() - 1)};
       if (gridLoops < 3) {
         block.defaultIndex = 0;
@@ -412,14 +426,14 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
       space.knobs.push_back(block);
     }
   }
-  if (contractions && loops.innerReduction) {
+  if (params.reductionKnobs && loops.innerReduction) {
     unsigned k = *loops.innerReduction;
     int64_t range = loops.ranges[k];
-    Knob kvec{gpuKnobName("kvec", k), tileCandidates(range, 16), 0};
+    Knob kvec{loopKnobName("kvec", k), tileCandidates(range, 16), 0};
     kvec.defaultIndex = largestDivisorChoice(kvec.choices, range, 4);
     space.knobs.push_back(kvec);
     if (canPromote(op)) {
-      Knob stage{gpuKnobName("kblock", k), stageCandidates(range), 0};
+      Knob stage{loopKnobName("kblock", k), stageCandidates(range), 0};
       stage.defaultIndex = nearestChoice(stage.choices, 16);
       space.knobs.push_back(stage);
       space.knobs.push_back(Knob{"promote", {0, 1}, 0});
@@ -430,8 +444,18 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
       if (succeeded(checkLimits(anchor, target,
                                 KnobAssignment(space, defaults), reason)))
         space.knobs.back().defaultIndex = 1;
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] staging through shared "
+                 << "memory by default: "
+                 << (space.knobs.back().defaultIndex ? "yes" : reason) << "\n");
     }
   }
+  LLVM_DEBUG(
+      llvm::dbgs() << "[" DEBUG_TYPE "] " << getName() << " on "
+                   << anchor->getName() << ": " << (conv ? "convolution " : "")
+                   << "defaults "
+                   << KnobAssignment(space, getDefaultIndices(space)).str()
+                   << "\n");
   return space;
 }
 
@@ -526,13 +550,10 @@ std::string GpuTilingRule::emitScript(Operation *anchor,
 
   ScriptWriter w;
   w.comment("sketch " + getName().str() + ": " + knobs.str());
-  std::string current = w.match(anchor->getName().getStringRef(), kAnchorAttr);
-  GpuNeighbours neighbours = findGpuNeighbours(anchor);
-  std::string consumer, producers;
-  if (neighbours.consumer)
-    consumer = w.match("", kConsumerAttr);
-  if (neighbours.hasProducers)
-    producers = w.match("", kProducerAttr);
+  KernelHandles kernel = matchKernel(w, anchor);
+  std::string current = kernel.anchor, consumer = kernel.consumer,
+              producers = kernel.producers;
+  const KernelNeighbours &neighbours = kernel.neighbours;
   bool mapped = !loops.mapped.empty();
   SmallVector<unsigned> blocks = blockLoops(op, loops, sizes);
 

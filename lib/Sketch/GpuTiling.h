@@ -11,7 +11,9 @@
 #ifndef KE_LIB_SKETCH_GPUTILING_H
 #define KE_LIB_SKETCH_GPUTILING_H
 
-#include "GpuRules.h"
+#include "GpuSupport.h"
+
+#include <optional>
 
 namespace ke {
 
@@ -27,11 +29,39 @@ struct GpuTileSizes {
   std::array<int64_t, 3> dims{1, 1, 1};
 };
 
+/// What sets one rule's block/thread tiling apart from the other's: its
+/// knobs and their defaults. The nest itself is the same.
+struct GpuTilingParams {
+  /// Convolutions get their own knobs and defaults: GEMM-like register
+  /// tiles of output columns by channels, block knobs for the parallel
+  /// loops left out of the thread mapping (batch, depth).
+  bool convolutionKnobs = false;
+  /// Large 2-D mapped nests get 8x8 register tiles (128x128 blocks) where
+  /// that still leaves two blocks per multiprocessor.
+  bool largeRegisterTiles = false;
+  /// Default register tile along y (outer products want several rows).
+  int64_t registerRowsY = 1;
+  /// Most threads along x by default when a y loop is mapped too (0: only
+  /// the block's thread budget limits them).
+  int64_t maxThreadsX = 0;
+  /// Largest block tile candidate.
+  int64_t maxBlockTile = 1024;
+  /// Largest thread tile candidate on every mapped loop; none: up to two
+  /// 128-bit vectors along x and 4 elements on the other loops.
+  std::optional<int64_t> maxThreadTile;
+  /// kvec, kblock and promote knobs on the innermost reduction (register
+  /// tiles of the reduction, shared-memory stages).
+  bool reductionKnobs = false;
+
+  /// gpu.tile's: register tiles on two loops, kvec, promotion.
+  static GpuTilingParams forContractions();
+  /// gpu.elementwise's: vector-wide thread tiles, large blocks.
+  static GpuTilingParams forElementwise();
+};
+
 class GpuTilingRule : public SketchRule {
 public:
-  /// `contractions` selects gpu.tile's knobs (register tiles on two loops,
-  /// kvec, promotion) over gpu.elementwise's (vector-wide thread tiles).
-  explicit GpuTilingRule(bool contractions) : contractions(contractions) {}
+  explicit GpuTilingRule(const GpuTilingParams &params) : params(params) {}
 
   KnobSpace getKnobSpace(mlir::Operation *anchor,
                          const TargetDescription &target) const override;
@@ -52,7 +82,7 @@ protected:
   static bool canPromote(mlir::linalg::LinalgOp op);
 
 private:
-  bool contractions;
+  GpuTilingParams params;
 };
 
 GpuTileSizes getGpuTileSizes(const GpuLoops &loops,

@@ -7,16 +7,11 @@
 #include "CpuRules.h"
 #include "GpuRules.h"
 
-using namespace ke;
+#include "llvm/Support/Debug.h"
 
-Knob ke::makeThreadsKnob(unsigned cores, bool parallelByDefault) {
-  Knob threads{"threads", {}, 0};
-  for (unsigned t = 1; t < cores; t *= 2)
-    threads.choices.push_back(t);
-  threads.choices.push_back(cores);
-  threads.defaultIndex = parallelByDefault ? threads.choices.size() - 1 : 0;
-  return threads;
-}
+#define DEBUG_TYPE "ke-sketch"
+
+using namespace ke;
 
 llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
   // The first rule that matches gives the untuned default; the search
@@ -41,9 +36,17 @@ llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
 
 const SketchRule *ke::selectSketchRule(mlir::Operation *anchor,
                                        const TargetDescription &target) {
-  for (const SketchRule *rule : getSketchRules(target.family))
-    if (rule->matches(anchor, target))
+  for (const SketchRule *rule : getSketchRules(target.family)) {
+    bool matched = rule->matches(anchor, target);
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] " << rule->getName()
+               << (matched ? " matches " : " does not match ")
+               << anchor->getName() << " on " << target.name << "\n");
+    if (matched)
       return rule;
+  }
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] no rule for "
+                          << anchor->getName() << "\n");
   return nullptr;
 }
 

@@ -1,0 +1,86 @@
+//===- RuleSupport.cpp - What the CPU and GPU sketch rules share ----------===//
+
+#include "RuleSupport.h"
+
+#include "ke/Workload/Kernel.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace ke;
+
+std::string ke::loopKnobName(llvm::StringRef level, unsigned loop) {
+  return (level + ".d" + llvm::Twine(loop)).str();
+}
+
+std::string ke::typeName(Type type) {
+  std::string text;
+  llvm::raw_string_ostream(text) << type;
+  return text;
+}
+
+unsigned ke::nearestChoice(ArrayRef<int64_t> choices, int64_t value) {
+  assert(!choices.empty() && "a knob needs at least one choice");
+  assert(llvm::is_sorted(choices) && "knob choices must be sorted");
+  auto it = llvm::lower_bound(choices, value);
+  return it == choices.end() ? choices.size() - 1 : it - choices.begin();
+}
+
+bool ke::isStaticTensorOp(linalg::LinalgOp op) {
+  return op.hasPureTensorSemantics() && op->getNumResults() >= 1 &&
+         llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic);
+}
+
+RankedTensorType ke::getLastDimSoftmaxType(Operation *anchor) {
+  auto softmax = dyn_cast<linalg::SoftmaxOp>(anchor);
+  if (!softmax)
+    return nullptr;
+  auto type = dyn_cast<RankedTensorType>(softmax.getInput().getType());
+  if (!type || !type.hasStaticShape() || type.getRank() < 2 ||
+      softmax.getDimension() != uint64_t(type.getRank() - 1))
+    return nullptr;
+  return type;
+}
+
+KernelNeighbours ke::findKernelNeighbours(Operation *anchor) {
+  KernelNeighbours n;
+  anchor->getParentOp()->walk([&](Operation *op) {
+    if (op->hasAttr(kConsumerAttr))
+      n.consumer = op;
+    if (op->hasAttr(kProducerAttr) && !n.firstProducer) {
+      n.firstProducer = op;
+      n.hasProducers = true;
+    }
+    if (op->hasAttr(kRowReductionAttr))
+      ++n.rowReductions;
+  });
+  return n;
+}
+
+KernelHandles ke::matchKernel(ScriptWriter &w, Operation *anchor) {
+  KernelHandles h;
+  h.anchor = w.match(anchor->getName().getStringRef(), kAnchorAttr);
+  h.neighbours = findKernelNeighbours(anchor);
+  if (h.neighbours.consumer)
+    h.consumer = w.match("", kConsumerAttr);
+  if (h.neighbours.hasProducers)
+    h.producers = w.match("", kProducerAttr);
+  return h;
+}
+
+SmallVector<int64_t> ke::mapToResult(linalg::LinalgOp op,
+                                     ArrayRef<int64_t> anchorTiles,
+                                     SmallVectorImpl<unsigned> *loopsOut) {
+  assert(op->getNumResults() > 0 && "mapToResult needs an op with a result");
+  AffineMap map = op.getIndexingMapMatchingResult(op->getResult(0));
+  assert(map.isProjectedPermutation() &&
+         "the result must be indexed by anchor loops, one per dimension");
+  SmallVector<int64_t> tiles;
+  for (unsigned d = 0; d < map.getNumResults(); ++d) {
+    unsigned loop = map.getDimPosition(d);
+    tiles.push_back(anchorTiles[loop]);
+    if (loopsOut && anchorTiles[loop] != 0)
+      loopsOut->push_back(loop);
+  }
+  return tiles;
+}
