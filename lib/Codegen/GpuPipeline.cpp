@@ -4,6 +4,20 @@
 // passes are shared by CUDA and ROCm; the device passes and what follows are
 // NvvmPipeline.cpp's and RocdlPipeline.cpp's.
 //
+// Map of the Codegen component (docs/gpu.md, docs/compile.md):
+//   CpuPipeline.cpp           applySchedule; a scheduled kernel to LLVM IR
+//   CpuModuleLowering.cpp     a whole scheduled module to LLVM (compile)
+//   GpuPipeline.cpp           the GPU step list (getGpuLoweringSteps), its
+//                             text and hash, lowerKernelToGpuBinary
+//   Gpu<Step>.cpp             one ke-gpu-* pass each (Passes.td), with a
+//                             lit test in test/Codegen
+//   NvvmPipeline.cpp          CUDA: NVVM passes, libdevice, PTX, cubin
+//   RocdlPipeline.cpp         ROCm: ROCDL passes, AMDGCN, HSACO
+//   Ptxas.cpp, ExternalTool   ptxas and other tools run on bytes
+//   PassPipeline.cpp          pipelines as PassStep lists, printed for the
+//     PipelineHash.cpp        hash that records are keyed by
+//   LLVMTargets.cpp           the LLVM backends ke emits for
+//
 //===----------------------------------------------------------------------===//
 
 #include "ke/Codegen/GpuPipeline.h"

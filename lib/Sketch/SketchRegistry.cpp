@@ -2,6 +2,24 @@
 //
 // A new rule is one file plus one line here.
 //
+// Map of the Sketch component (docs/sketches.md):
+//   SketchRegistry.cpp        the rules of each family, in order
+//   CpuTilingRule.cpp         cpu.tile: multi-level tiling with fusion
+//   CpuRfactorRule.cpp        cpu.rfactor: reductions split across threads
+//   CpuSoftmaxRule.cpp        cpu.softmax
+//   GpuTileRule.cpp           gpu.tile: contractions over blocks, threads
+//   GpuElementwiseRule.cpp    gpu.elementwise
+//   GpuReduceRule.cpp         gpu.reduce: cross-thread reductions
+//   GpuSoftmaxRule.cpp        gpu.softmax
+//   GpuRowNormRule.cpp        gpu.rownorm: norms, a row per block
+//   GpuTiling.cpp             the block/thread tiling gpu.tile and
+//                             gpu.elementwise share (GpuTilingParams)
+//   RuleSupport, CpuSupport,  what the rules share: all of them, the CPU
+//     GpuSupport              ones, the GPU ones
+//   KnobSpace.cpp             knobs, choices, assignments
+//   ScriptWriter.cpp          transform scripts as text
+//   LoopNestDescription.cpp   tiling levels of a scheduled nest (features)
+//
 //===----------------------------------------------------------------------===//
 
 #include "CpuRules.h"

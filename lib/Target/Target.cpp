@@ -1,4 +1,11 @@
 //===- Target.cpp - Target strings and hardware descriptions --------------===//
+//
+// Map of the Target component (docs/targets.md):
+//   Target.cpp         target strings (cpu, cpu:<model>, cuda:sm_NN,
+//                      rocm:gfxN) to hardware descriptions, JSON
+//   HostDetection.cpp  what `cpu` means on this machine
+//
+//===----------------------------------------------------------------------===//
 
 #include "ke/Target/Target.h"
 

@@ -1,4 +1,14 @@
 //===- Workload.cpp - Building, merging and printing workloads ------------===//
+//
+// Map of the Workload component (docs/workloads.md):
+//   Workload.cpp       collectWorkloads: anchors found, merged by key, JSON
+//   Classify.cpp       which ops are workloads, and of what kind
+//   CanonicalKey.cpp   structural keys of anchors (shapes, types, maps)
+//   Cost.cpp           flops and bytes
+//   Fusion.cpp         elementwise producers and consumers of an anchor
+//   Kernel.cpp         kernel groups (KernelFusion) and kernel modules
+//
+//===----------------------------------------------------------------------===//
 
 #include "ke/Workload/Workload.h"
 
