@@ -2,9 +2,9 @@
 
 #include "ke/Runtime/HipRunner.h"
 
-#include "HipDriver.h"
-
+#include "GpuDeviceQueries.h"
 #include "GpuProbe.h"
+#include "HipDriver.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -20,19 +20,13 @@ std::string HipDeviceInfo::getChip() const {
 }
 
 llvm::json::Value HipDeviceInfo::toJSON() const {
-  return llvm::json::Object{
-      {"ordinal", ordinal},
-      {"name", name},
-      {"chip", getChip()},
-      {"gcn_arch_name", gcnArchName},
-      {"multiprocessors", multiprocessors},
-      {"max_threads_per_block", maxThreadsPerBlock},
-      {"warp_size", warpSize},
-      {"l2_cache_bytes", l2CacheBytes},
-      {"total_memory_bytes", totalMemoryBytes},
-      {"shared_memory_per_block_bytes", sharedMemoryPerBlockBytes},
-      {"peak_bandwidth_bytes_per_second", peakBandwidthBytesPerSecond},
-      {"runtime_version", runtimeVersion}};
+  llvm::json::Object o = toCommonJSON();
+  o["chip"] = getChip();
+  o["gcn_arch_name"] = gcnArchName;
+  o["warp_size"] = warpSize;
+  o["shared_memory_per_block_bytes"] = sharedMemoryPerBlockBytes;
+  o["runtime_version"] = runtimeVersion;
+  return o;
 }
 
 llvm::Expected<HipDeviceInfo>
@@ -41,20 +35,11 @@ HipDeviceInfo::fromJSON(const llvm::json::Value &value) {
   if (!o || !o->getString("name") || !o->getString("gcn_arch_name"))
     return makeError("malformed AMD GPU description");
   HipDeviceInfo info;
-  info.ordinal = int(o->getInteger("ordinal").value_or(0));
-  info.name = o->getString("name")->str();
+  info.readCommonJSON(*o);
   info.gcnArchName = o->getString("gcn_arch_name")->str();
-  info.multiprocessors = unsigned(o->getInteger("multiprocessors").value_or(0));
-  info.maxThreadsPerBlock =
-      unsigned(o->getInteger("max_threads_per_block").value_or(0));
   info.warpSize = unsigned(o->getInteger("warp_size").value_or(0));
-  info.l2CacheBytes = uint64_t(o->getInteger("l2_cache_bytes").value_or(0));
-  info.totalMemoryBytes =
-      uint64_t(o->getInteger("total_memory_bytes").value_or(0));
   info.sharedMemoryPerBlockBytes =
       uint64_t(o->getInteger("shared_memory_per_block_bytes").value_or(0));
-  info.peakBandwidthBytesPerSecond =
-      o->getNumber("peak_bandwidth_bytes_per_second").value_or(0);
   info.runtimeVersion = int(o->getInteger("runtime_version").value_or(0));
   return info;
 }
@@ -62,7 +47,7 @@ HipDeviceInfo::fromJSON(const llvm::json::Value &value) {
 HipDevice::~HipDevice() = default;
 
 llvm::Error HipDevice::synchronize() {
-  return check(*api, api->hipDeviceSynchronize(), "hipDeviceSynchronize");
+  return api->gpu.check(api->hipDeviceSynchronize(), "hipDeviceSynchronize");
 }
 
 llvm::Expected<std::unique_ptr<HipDevice>> ke::openHipDevice(int ordinal) {
@@ -70,6 +55,7 @@ llvm::Expected<std::unique_ptr<HipDevice>> ke::openHipDevice(int ordinal) {
   if (!loaded)
     return loaded.takeError();
   const RuntimeApi &api = **loaded;
+  const GpuApi &gpu = api.gpu;
   // Without a GPU (or without /dev/kfd access) the runtime fails here or
   // reports no devices, depending on its version.
   hipError_t result = api.hipInit(0);
@@ -80,65 +66,56 @@ llvm::Expected<std::unique_ptr<HipDevice>> ke::openHipDevice(int ordinal) {
   result = api.hipGetDeviceCount(&count);
   if (result == hipErrorNoDevice || (result == hipSuccess && count == 0))
     return makeError("no AMD GPU (the HIP runtime reports none)");
-  if (llvm::Error error = check(api, result, "hipGetDeviceCount"))
+  if (llvm::Error error = gpu.check(result, "hipGetDeviceCount"))
     return std::move(error);
-  if (ordinal < 0 || ordinal >= count)
-    return makeError(llvm::formatv("no AMD GPU #{0} (this machine has {1})",
-                                   ordinal, count));
+  if (llvm::Error error = checkDeviceOrdinal("AMD GPU", ordinal, count))
+    return std::move(error);
 
   std::unique_ptr<HipDevice> device(new HipDevice());
   device->api = &api;
   HipDeviceInfo &info = device->info;
   info.ordinal = ordinal;
-  if (llvm::Error error =
-          check(api, api.hipSetDevice(ordinal), "hipSetDevice"))
+  if (llvm::Error error = gpu.check(api.hipSetDevice(ordinal), "hipSetDevice"))
     return std::move(error);
-  char name[256] = {0};
-  if (llvm::Error error =
-          check(api, api.hipDeviceGetName(name, sizeof(name) - 1, ordinal),
-                "hipDeviceGetName"))
-    return std::move(error);
-  info.name = name;
+  llvm::Expected<std::string> name =
+      queryDeviceName(gpu, "hipDeviceGetName", [&](char *name, int length) {
+        return api.hipDeviceGetName(name, length, ordinal);
+      });
+  if (!name)
+    return name.takeError();
+  info.name = *name;
   llvm::Expected<std::string> arch = getGcnArchName(api, ordinal);
   if (!arch)
     return arch.takeError();
   info.gcnArchName = *arch;
 
-  const std::pair<int, const char *> attributes[7] = {
-      {hipDeviceAttributeMultiprocessorCount, "compute units"},
-      {hipDeviceAttributeMaxThreadsPerBlock, "threads per block"},
-      {hipDeviceAttributeWarpSize, "wavefront size"},
-      {hipDeviceAttributeL2CacheSize, "L2 cache size"},
-      {hipDeviceAttributeMaxSharedMemoryPerBlock, "LDS per workgroup"},
-      {hipDeviceAttributeMemoryClockRate, "memory clock"},
-      {hipDeviceAttributeMemoryBusWidth, "memory bus width"}};
-  int values[7];
-  for (int i = 0; i < 7; ++i) {
-    values[i] = 0;
-    if (llvm::Error error = check(
-            api,
-            api.hipDeviceGetAttribute(&values[i], attributes[i].first, ordinal),
-            llvm::formatv("hipDeviceGetAttribute({0})", attributes[i].second)
-                .str()))
-      return std::move(error);
-  }
-  info.multiprocessors = unsigned(values[0]);
-  info.maxThreadsPerBlock = unsigned(values[1]);
-  info.warpSize = unsigned(values[2]);
-  info.l2CacheBytes = uint64_t(unsigned(values[3]));
-  info.sharedMemoryPerBlockBytes = uint64_t(unsigned(values[4]));
-  // kHz, double data rate, bits: bytes per second.
-  info.peakBandwidthBytesPerSecond =
-      2.0 * double(values[5]) * 1e3 * double(values[6]) / 8.0;
-  size_t totalMemory = 0;
-  if (llvm::Error error = check(
-          api, api.hipDeviceTotalMem(&totalMemory, ordinal),
-          "hipDeviceTotalMem"))
+  const GpuDeviceAttribute attributes[] = {
+      {hipDeviceAttributeMultiprocessorCount, "compute units",
+       info.multiprocessors},
+      {hipDeviceAttributeMaxThreadsPerBlock, "threads per block",
+       info.maxThreadsPerBlock},
+      {hipDeviceAttributeWarpSize, "wavefront size", info.warpSize},
+      {hipDeviceAttributeL2CacheSize, "L2 cache size", info.l2CacheBytes},
+      {hipDeviceAttributeMaxSharedMemoryPerBlock, "LDS per workgroup",
+       info.sharedMemoryPerBlockBytes}};
+  // Named: GpuDeviceCalls refers to them.
+  auto getAttribute = [&](int *value, int number) {
+    return api.hipDeviceGetAttribute(value, number, ordinal);
+  };
+  auto getTotalMemory = [&](size_t *bytes) {
+    return api.hipDeviceTotalMem(bytes, ordinal);
+  };
+  const GpuDeviceCalls calls = {"hipDeviceGetAttribute",
+                                getAttribute,
+                                hipDeviceAttributeMemoryClockRate,
+                                hipDeviceAttributeMemoryBusWidth,
+                                "hipDeviceTotalMem",
+                                getTotalMemory};
+  if (llvm::Error error = queryDeviceInfo(gpu, calls, attributes, info))
     return std::move(error);
-  info.totalMemoryBytes = totalMemory;
   if (llvm::Error error =
-          check(api, api.hipRuntimeGetVersion(&info.runtimeVersion),
-                "hipRuntimeGetVersion"))
+          gpu.check(api.hipRuntimeGetVersion(&info.runtimeVersion),
+                    "hipRuntimeGetVersion"))
     return std::move(error);
   return device;
 }
