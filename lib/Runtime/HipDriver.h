@@ -98,12 +98,9 @@ std::vector<std::string> getRuntimeLibraryNames();
 /// a missing-symbol message.
 llvm::Expected<const RuntimeApi *> loadRuntime();
 
-/// "hipErrorNoDevice (no ROCm-capable device is detected)".
+/// "hipErrorNoDevice (no ROCm-capable device is detected)". Errors
+/// "`what`: <describeError>": GpuApi::check on the table's `gpu`.
 std::string describeError(const RuntimeApi &api, hipError_t error);
-
-/// An error "`what`: <describeError>" when `error` is not hipSuccess.
-llvm::Error check(const RuntimeApi &api, hipError_t error,
-                  llvm::StringRef what);
 
 /// The gcnArchName of device `ordinal` ("gfx942:sramecc+:xnack-"), read off
 /// its hipDeviceProp_t.

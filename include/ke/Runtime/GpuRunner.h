@@ -23,6 +23,8 @@
 #include "ke/Runtime/Measurement.h"
 #include "ke/Workload/Kernel.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -45,6 +47,29 @@ protected:
   /// block than the device's `maxThreadsPerBlock` (0: not known).
   static llvm::Error checkLaunchShape(const GpuLaunch &launch,
                                       unsigned maxThreadsPerBlock);
+  /// Fails when `launch` asks for more dynamic shared memory than
+  /// `limitBytes` (0: not known); `memory` and `unit` word the message
+  /// "launch of k: N bytes of dynamic <memory>, the device allows M per
+  /// <unit>".
+  static llvm::Error checkSharedMemoryLimit(const GpuLaunch &launch,
+                                            uint64_t limitBytes,
+                                            llvm::StringRef memory,
+                                            llvm::StringRef unit);
+  /// The flush buffer's size: twice the device's last-level cache (taken
+  /// as 32 MiB when not known), so that nothing a run left there survives.
+  static uint64_t getFlushBytes(uint64_t lastLevelCacheBytes);
+  /// Fails with "the GPU binary is empty" when `image` is.
+  static llvm::Error checkImage(llvm::StringRef image);
+  /// With `api` and `module` set: takes `binary`'s launches and scratch
+  /// buffers and, for each launch in order, resolves its kernel (a failure
+  /// names `getFunctionName`: "cuModuleGetFunction('kernel_0'): ..."),
+  /// checks its shape against `maxThreadsPerBlock` and then lets the
+  /// runtime check (and opt in to) its shared memory with `checkSharedMemory`.
+  llvm::Error loadLaunches(
+      const GpuKernelBinary &binary, unsigned maxThreadsPerBlock,
+      llvm::StringRef getFunctionName,
+      llvm::function_ref<llvm::Error(const GpuLaunch &launch, void *function)>
+          checkSharedMemory);
 
   friend class GpuRunner;
   const GpuApi *api = nullptr;
