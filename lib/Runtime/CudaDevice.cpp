@@ -30,8 +30,7 @@ std::string CudaDeviceInfo::getChip() const {
 }
 
 llvm::json::Value CudaDeviceInfo::toJSON() const {
-  llvm::json::Object o = toCommonJSON();
-  o["chip"] = getChip();
+  llvm::json::Object o = toCommonJSON(getChip());
   o["compute_major"] = computeMajor;
   o["compute_minor"] = computeMinor;
   o["shared_memory_per_block_optin_bytes"] = sharedMemoryPerBlockOptinBytes;
@@ -42,11 +41,10 @@ llvm::json::Value CudaDeviceInfo::toJSON() const {
 
 llvm::Expected<CudaDeviceInfo>
 CudaDeviceInfo::fromJSON(const llvm::json::Value &value) {
-  const llvm::json::Object *o = value.getAsObject();
-  if (!o || !o->getString("name") || !o->getInteger("compute_major"))
-    return makeError("malformed CUDA device description");
   CudaDeviceInfo info;
-  info.readCommonJSON(*o);
+  const llvm::json::Object *o = readCommonJSON(value, info);
+  if (!o || !o->getInteger("compute_major"))
+    return makeError("malformed CUDA device description");
   info.computeMajor = int(*o->getInteger("compute_major"));
   info.computeMinor = int(o->getInteger("compute_minor").value_or(0));
   info.sharedMemoryPerBlockOptinBytes = uint64_t(
@@ -83,7 +81,6 @@ llvm::Expected<std::unique_ptr<CudaDevice>> ke::openCudaDevice(int ordinal) {
   if (!loaded)
     return loaded.takeError();
   const DriverApi &api = **loaded;
-  const GpuApi &gpu = api.gpu;
   CUresult result = api.cuInit(0);
   if (result == CUDA_ERROR_NO_DEVICE)
     return makeError("no CUDA device (cuInit: " + describeResult(api, result) +
@@ -93,28 +90,18 @@ llvm::Expected<std::unique_ptr<CudaDevice>> ke::openCudaDevice(int ordinal) {
                      ") does not initialize: " + describeResult(api, result));
   int count = 0;
   if (llvm::Error error =
-          gpu.check(api.cuDeviceGetCount(&count), "cuDeviceGetCount"))
+          api.gpu.check(api.cuDeviceGetCount(&count), "cuDeviceGetCount"))
     return std::move(error);
   if (count == 0)
     return makeError("no CUDA device (the driver reports none)");
   if (llvm::Error error = checkDeviceOrdinal("CUDA device", ordinal, count))
     return std::move(error);
 
-  std::unique_ptr<CudaDevice> device(new CudaDevice());
-  device->api = &api;
-  CudaDeviceInfo &info = device->info;
-  info.ordinal = ordinal;
-  CUdevice &handle = device->device;
-  if (llvm::Error error =
-          gpu.check(api.cuDeviceGet(&handle, ordinal), "cuDeviceGet"))
+  std::unique_ptr<CudaDevice> device(new CudaDevice(api, ordinal));
+  if (llvm::Error error = api.gpu.check(
+          api.cuDeviceGet(&device->device, ordinal), "cuDeviceGet"))
     return std::move(error);
-  llvm::Expected<std::string> name =
-      queryDeviceName(gpu, "cuDeviceGetName", [&](char *name, int length) {
-        return api.cuDeviceGetName(name, length, handle);
-      });
-  if (!name)
-    return name.takeError();
-  info.name = *name;
+  CudaDeviceInfo &info = device->info;
   const GpuDeviceAttribute attributes[] = {
       {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "compute capability",
        info.computeMajor},
@@ -127,33 +114,29 @@ llvm::Expected<std::unique_ptr<CudaDevice>> ke::openCudaDevice(int ordinal) {
       {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "L2 cache size", info.l2CacheBytes},
       {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
        "shared memory per block", info.sharedMemoryPerBlockOptinBytes}};
-  // Named: GpuDeviceCalls refers to them.
-  auto getAttribute = [&](int *value, int number) {
-    return api.cuDeviceGetAttribute(value, number, handle);
-  };
-  auto getTotalMemory = [&](size_t *bytes) {
-    return api.cuDeviceTotalMem(bytes, handle);
-  };
-  const GpuDeviceCalls calls = {"cuDeviceGetAttribute",
-                                getAttribute,
-                                CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE,
-                                CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
-                                "cuDeviceTotalMem",
-                                getTotalMemory};
-  if (llvm::Error error = queryDeviceInfo(gpu, calls, attributes, info))
-    return std::move(error);
-  if (llvm::Error error = gpu.check(api.cuDriverGetVersion(&info.driverVersion),
-                                    "cuDriverGetVersion"))
+  const GpuDeviceFunctions functions = {
+      api.cuDeviceGetName,
+      api.cuDeviceGetAttribute,
+      api.cuDeviceTotalMem,
+      api.cuDriverGetVersion,
+      "cuDeviceGetName",
+      "cuDeviceGetAttribute",
+      "cuDeviceTotalMem",
+      "cuDriverGetVersion",
+      CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE,
+      CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH};
+  if (llvm::Error error = queryDeviceInfo(api.gpu, functions, device->device,
+                                          attributes, info, info.driverVersion))
     return std::move(error);
 
   CUcontext context = nullptr;
   if (llvm::Error error =
-          gpu.check(api.cuDevicePrimaryCtxRetain(&context, handle),
-                    "cuDevicePrimaryCtxRetain"))
+          api.gpu.check(api.cuDevicePrimaryCtxRetain(&context, device->device),
+                        "cuDevicePrimaryCtxRetain"))
     return std::move(error);
   device->context = context;
   if (llvm::Error error =
-          gpu.check(api.cuCtxSetCurrent(context), "cuCtxSetCurrent"))
+          api.gpu.check(api.cuCtxSetCurrent(context), "cuCtxSetCurrent"))
     return std::move(error);
   return device;
 }

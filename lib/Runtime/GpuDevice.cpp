@@ -10,10 +10,11 @@ double GpuDeviceInfo::getPeakBandwidth(int memoryClockKHz,
   return 2.0 * double(memoryClockKHz) * 1e3 * double(memoryBusWidthBits) / 8.0;
 }
 
-llvm::json::Object GpuDeviceInfo::toCommonJSON() const {
+llvm::json::Object GpuDeviceInfo::toCommonJSON(std::string chip) const {
   return llvm::json::Object{
       {"ordinal", ordinal},
       {"name", name},
+      {"chip", std::move(chip)},
       {"multiprocessors", multiprocessors},
       {"max_threads_per_block", maxThreadsPerBlock},
       {"l2_cache_bytes", l2CacheBytes},
@@ -21,14 +22,21 @@ llvm::json::Object GpuDeviceInfo::toCommonJSON() const {
       {"peak_bandwidth_bytes_per_second", peakBandwidthBytesPerSecond}};
 }
 
-void GpuDeviceInfo::readCommonJSON(const llvm::json::Object &o) {
-  ordinal = int(o.getInteger("ordinal").value_or(0));
-  name = o.getString("name").value_or("").str();
-  multiprocessors = unsigned(o.getInteger("multiprocessors").value_or(0));
-  maxThreadsPerBlock =
-      unsigned(o.getInteger("max_threads_per_block").value_or(0));
-  l2CacheBytes = uint64_t(o.getInteger("l2_cache_bytes").value_or(0));
-  totalMemoryBytes = uint64_t(o.getInteger("total_memory_bytes").value_or(0));
-  peakBandwidthBytesPerSecond =
-      o.getNumber("peak_bandwidth_bytes_per_second").value_or(0);
+const llvm::json::Object *
+GpuDeviceInfo::readCommonJSON(const llvm::json::Value &value,
+                              GpuDeviceInfo &info) {
+  const llvm::json::Object *o = value.getAsObject();
+  if (!o || !o->getString("name"))
+    return nullptr;
+  info.ordinal = int(o->getInteger("ordinal").value_or(0));
+  info.name = o->getString("name")->str();
+  info.multiprocessors = unsigned(o->getInteger("multiprocessors").value_or(0));
+  info.maxThreadsPerBlock =
+      unsigned(o->getInteger("max_threads_per_block").value_or(0));
+  info.l2CacheBytes = uint64_t(o->getInteger("l2_cache_bytes").value_or(0));
+  info.totalMemoryBytes =
+      uint64_t(o->getInteger("total_memory_bytes").value_or(0));
+  info.peakBandwidthBytesPerSecond =
+      o->getNumber("peak_bandwidth_bytes_per_second").value_or(0);
+  return o;
 }

@@ -16,47 +16,48 @@ llvm::Error ke::checkDeviceOrdinal(llvm::StringRef what, int ordinal,
           .str());
 }
 
-llvm::Expected<std::string>
-ke::queryDeviceName(const GpuApi &api, llvm::StringRef function,
-                    llvm::function_ref<int(char *name, int length)> getName) {
-  char name[256] = {0};
-  if (llvm::Error error = api.check(getName(name, sizeof(name) - 1), function))
-    return std::move(error);
-  return std::string(name);
-}
-
-/// Reads `attributes` in order into their fields.
+/// Reads `attributes` of `device` in order into their fields.
 static llvm::Error
-queryAttributes(const GpuApi &api, const GpuDeviceCalls &calls,
-                llvm::ArrayRef<GpuDeviceAttribute> attributes) {
+queryAttributes(const GpuApi &api, const GpuDeviceFunctions &functions,
+                int device, llvm::ArrayRef<GpuDeviceAttribute> attributes) {
   for (const GpuDeviceAttribute &attribute : attributes) {
     int value = 0;
-    if (llvm::Error error = api.check(
-            calls.getAttribute(&value, attribute.number),
-            llvm::formatv("{0}({1})", calls.getAttributeName, attribute.what)))
+    if (llvm::Error error =
+            api.check(functions.getAttribute(&value, attribute.number, device),
+                      llvm::formatv("{0}({1})", functions.getAttributeName,
+                                    attribute.what)))
       return error;
     attribute.set(value);
   }
   return llvm::Error::success();
 }
 
-llvm::Error ke::queryDeviceInfo(const GpuApi &api, const GpuDeviceCalls &calls,
+llvm::Error ke::queryDeviceInfo(const GpuApi &api,
+                                const GpuDeviceFunctions &functions, int device,
                                 llvm::ArrayRef<GpuDeviceAttribute> attributes,
-                                GpuDeviceInfo &info) {
+                                GpuDeviceInfo &info, int &version) {
+  char name[256] = {0};
+  if (llvm::Error error =
+          api.check(functions.getName(name, sizeof(name) - 1, device),
+                    functions.getNameName))
+    return error;
+  info.name = name;
   int memoryClockKHz = 0, memoryBusWidthBits = 0;
   const GpuDeviceAttribute bandwidth[] = {
-      {calls.memoryClockAttribute, "memory clock", memoryClockKHz},
-      {calls.memoryBusWidthAttribute, "memory bus width", memoryBusWidthBits}};
-  if (llvm::Error error = queryAttributes(api, calls, attributes))
+      {functions.memoryClockAttribute, "memory clock", memoryClockKHz},
+      {functions.memoryBusWidthAttribute, "memory bus width",
+       memoryBusWidthBits}};
+  if (llvm::Error error = queryAttributes(api, functions, device, attributes))
     return error;
-  if (llvm::Error error = queryAttributes(api, calls, bandwidth))
+  if (llvm::Error error = queryAttributes(api, functions, device, bandwidth))
     return error;
   info.peakBandwidthBytesPerSecond =
       GpuDeviceInfo::getPeakBandwidth(memoryClockKHz, memoryBusWidthBits);
   size_t totalMemory = 0;
-  if (llvm::Error error = api.check(calls.getTotalMemory(&totalMemory),
-                                    calls.getTotalMemoryName))
+  if (llvm::Error error =
+          api.check(functions.getTotalMemory(&totalMemory, device),
+                    functions.getTotalMemoryName))
     return error;
   info.totalMemoryBytes = totalMemory;
-  return llvm::Error::success();
+  return api.check(functions.getVersion(&version), functions.getVersionName);
 }

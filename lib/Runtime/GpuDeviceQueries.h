@@ -2,9 +2,10 @@
 //
 // openCudaDevice and openHipDevice ask their runtime the same questions
 // (is the ordinal one of the devices, the name, a list of attributes, the
-// memory bandwidth and size) through differently named functions, and word
-// their failures the same way ("cuDeviceGetAttribute(memory clock): ..."): the
-// asking is written once here, each runtime passing its calls.
+// memory bandwidth and size, the version) through functions of the same
+// types and other names, and word their failures the same way
+// ("cuDeviceGetAttribute(memory clock): ..."): the asking is written once
+// here, each runtime passing its functions.
 //
 // Private to lib/Runtime.
 //
@@ -17,7 +18,6 @@
 #include "ke/Runtime/GpuDevice.h"
 
 #include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <string>
@@ -54,30 +54,29 @@ private:
 /// `ordinal` is not one of `count` devices.
 llvm::Error checkDeviceOrdinal(llvm::StringRef what, int ordinal, int count);
 
-/// The device's name, through `getName(buffer, length)` (`function` names
-/// it in the error); 255 characters at most.
-llvm::Expected<std::string>
-queryDeviceName(const GpuApi &api, llvm::StringRef function,
-                llvm::function_ref<int(char *name, int length)> getName);
-
-/// How one runtime answers what ke asks every GPU, with the names of its
-/// functions for messages ("cuDeviceGetAttribute(memory clock): ...").
-struct GpuDeviceCalls {
-  const char *getAttributeName;
-  llvm::function_ref<int(int *value, int number)> getAttribute;
+/// The functions of a runtime that describe a device, and their names for
+/// messages. They take the device as an int (a CUdevice, or HIP's ordinal)
+/// and have these types in both runtimes.
+struct GpuDeviceFunctions {
+  int (*getName)(char *name, int length, int device);
+  int (*getAttribute)(int *value, int attribute, int device);
+  int (*getTotalMemory)(size_t *bytes, int device);
+  int (*getVersion)(int *version);
+  const char *getNameName, *getAttributeName, *getTotalMemoryName,
+      *getVersionName;
   /// The runtime's numbers for the memory clock (kHz) and bus width (bits).
   int memoryClockAttribute, memoryBusWidthAttribute;
-  const char *getTotalMemoryName;
-  llvm::function_ref<int(size_t *bytes)> getTotalMemory;
 };
 
-/// Reads `attributes` in order into their fields, then the memory clock and
-/// bus width into `info`'s peak bandwidth, then its total memory. Fails at
-/// the first error, with "<getAttributeName>(<what>): <describe>" or
-/// "<getTotalMemoryName>: <describe>".
-llvm::Error queryDeviceInfo(const GpuApi &api, const GpuDeviceCalls &calls,
+/// Reads, in this order, stopping at the first error: the name of `device`
+/// (255 characters at most), `attributes` into their fields, the memory
+/// clock and bus width into the peak bandwidth, the total memory, and the
+/// runtime's version into `version`. Errors are "<function>: <describe>",
+/// for an attribute "<getAttributeName>(<what>): <describe>".
+llvm::Error queryDeviceInfo(const GpuApi &api,
+                            const GpuDeviceFunctions &functions, int device,
                             llvm::ArrayRef<GpuDeviceAttribute> attributes,
-                            GpuDeviceInfo &info);
+                            GpuDeviceInfo &info, int &version);
 
 } // namespace ke
 

@@ -20,8 +20,7 @@ std::string HipDeviceInfo::getChip() const {
 }
 
 llvm::json::Value HipDeviceInfo::toJSON() const {
-  llvm::json::Object o = toCommonJSON();
-  o["chip"] = getChip();
+  llvm::json::Object o = toCommonJSON(getChip());
   o["gcn_arch_name"] = gcnArchName;
   o["warp_size"] = warpSize;
   o["shared_memory_per_block_bytes"] = sharedMemoryPerBlockBytes;
@@ -31,11 +30,10 @@ llvm::json::Value HipDeviceInfo::toJSON() const {
 
 llvm::Expected<HipDeviceInfo>
 HipDeviceInfo::fromJSON(const llvm::json::Value &value) {
-  const llvm::json::Object *o = value.getAsObject();
-  if (!o || !o->getString("name") || !o->getString("gcn_arch_name"))
-    return makeError("malformed AMD GPU description");
   HipDeviceInfo info;
-  info.readCommonJSON(*o);
+  const llvm::json::Object *o = readCommonJSON(value, info);
+  if (!o || !o->getString("gcn_arch_name"))
+    return makeError("malformed AMD GPU description");
   info.gcnArchName = o->getString("gcn_arch_name")->str();
   info.warpSize = unsigned(o->getInteger("warp_size").value_or(0));
   info.sharedMemoryPerBlockBytes =
@@ -55,7 +53,6 @@ llvm::Expected<std::unique_ptr<HipDevice>> ke::openHipDevice(int ordinal) {
   if (!loaded)
     return loaded.takeError();
   const RuntimeApi &api = **loaded;
-  const GpuApi &gpu = api.gpu;
   // Without a GPU (or without /dev/kfd access) the runtime fails here or
   // reports no devices, depending on its version.
   hipError_t result = api.hipInit(0);
@@ -66,29 +63,20 @@ llvm::Expected<std::unique_ptr<HipDevice>> ke::openHipDevice(int ordinal) {
   result = api.hipGetDeviceCount(&count);
   if (result == hipErrorNoDevice || (result == hipSuccess && count == 0))
     return makeError("no AMD GPU (the HIP runtime reports none)");
-  if (llvm::Error error = gpu.check(result, "hipGetDeviceCount"))
+  if (llvm::Error error = api.gpu.check(result, "hipGetDeviceCount"))
     return std::move(error);
   if (llvm::Error error = checkDeviceOrdinal("AMD GPU", ordinal, count))
     return std::move(error);
 
-  std::unique_ptr<HipDevice> device(new HipDevice());
-  device->api = &api;
-  HipDeviceInfo &info = device->info;
-  info.ordinal = ordinal;
-  if (llvm::Error error = gpu.check(api.hipSetDevice(ordinal), "hipSetDevice"))
+  std::unique_ptr<HipDevice> device(new HipDevice(api, ordinal));
+  if (llvm::Error error =
+          api.gpu.check(api.hipSetDevice(ordinal), "hipSetDevice"))
     return std::move(error);
-  llvm::Expected<std::string> name =
-      queryDeviceName(gpu, "hipDeviceGetName", [&](char *name, int length) {
-        return api.hipDeviceGetName(name, length, ordinal);
-      });
-  if (!name)
-    return name.takeError();
-  info.name = *name;
+  HipDeviceInfo &info = device->info;
   llvm::Expected<std::string> arch = getGcnArchName(api, ordinal);
   if (!arch)
     return arch.takeError();
   info.gcnArchName = *arch;
-
   const GpuDeviceAttribute attributes[] = {
       {hipDeviceAttributeMultiprocessorCount, "compute units",
        info.multiprocessors},
@@ -98,24 +86,19 @@ llvm::Expected<std::unique_ptr<HipDevice>> ke::openHipDevice(int ordinal) {
       {hipDeviceAttributeL2CacheSize, "L2 cache size", info.l2CacheBytes},
       {hipDeviceAttributeMaxSharedMemoryPerBlock, "LDS per workgroup",
        info.sharedMemoryPerBlockBytes}};
-  // Named: GpuDeviceCalls refers to them.
-  auto getAttribute = [&](int *value, int number) {
-    return api.hipDeviceGetAttribute(value, number, ordinal);
-  };
-  auto getTotalMemory = [&](size_t *bytes) {
-    return api.hipDeviceTotalMem(bytes, ordinal);
-  };
-  const GpuDeviceCalls calls = {"hipDeviceGetAttribute",
-                                getAttribute,
-                                hipDeviceAttributeMemoryClockRate,
-                                hipDeviceAttributeMemoryBusWidth,
-                                "hipDeviceTotalMem",
-                                getTotalMemory};
-  if (llvm::Error error = queryDeviceInfo(gpu, calls, attributes, info))
-    return std::move(error);
-  if (llvm::Error error =
-          gpu.check(api.hipRuntimeGetVersion(&info.runtimeVersion),
-                    "hipRuntimeGetVersion"))
+  // HIP names devices by their ordinal.
+  const GpuDeviceFunctions functions = {api.hipDeviceGetName,
+                                        api.hipDeviceGetAttribute,
+                                        api.hipDeviceTotalMem,
+                                        api.hipRuntimeGetVersion,
+                                        "hipDeviceGetName",
+                                        "hipDeviceGetAttribute",
+                                        "hipDeviceTotalMem",
+                                        "hipRuntimeGetVersion",
+                                        hipDeviceAttributeMemoryClockRate,
+                                        hipDeviceAttributeMemoryBusWidth};
+  if (llvm::Error error = queryDeviceInfo(
+          api.gpu, functions, ordinal, attributes, info, info.runtimeVersion))
     return std::move(error);
   return device;
 }

@@ -268,41 +268,46 @@ TEST(GpuDeviceQueriesTest, OrdinalOutOfRange) {
             "no AMD GPU #-1 (this machine has 1)");
 }
 
-TEST(GpuDeviceQueriesTest, NameIsCutAt255Characters) {
-  GpuApi api = makeNoApi();
-  int lengthAsked = 0;
-  llvm::Expected<std::string> name =
-      queryDeviceName(api, "getName", [&](char *name, int length) {
-        lengthAsked = length;
-        std::strcpy(name, "NVIDIA H200");
-        return 0;
-      });
-  ASSERT_TRUE(bool(name)) << llvm::toString(name.takeError());
-  EXPECT_EQ(*name, "NVIDIA H200");
-  EXPECT_EQ(lengthAsked, 255);
-  name = queryDeviceName(api, "getName", [](char *, int) { return 7; });
-  ASSERT_FALSE(bool(name));
-  EXPECT_EQ(llvm::toString(name.takeError()), "getName: ERROR_7");
+/// A fake device for GpuDeviceFunctions: attribute `number` is
+/// `attributes[number]`, missing ones fail with 42; what was asked, in order.
+struct FakeDevice {
+  std::map<int, int> attributes;
+  std::vector<std::string> asked;
+} device;
+
+int fakeGetName(char *name, int length, int ordinal) {
+  device.asked.push_back("name " + std::to_string(length));
+  std::strcpy(name, "NVIDIA H200");
+  return ordinal == 5 ? 0 : 7;
+}
+int fakeGetAttribute(int *value, int number, int ordinal) {
+  device.asked.push_back(std::to_string(number));
+  if (!device.attributes.count(number))
+    return 42;
+  *value = device.attributes[number];
+  return 0;
+}
+int fakeGetTotalMemory(size_t *bytes, int ordinal) {
+  device.asked.push_back("memory");
+  *bytes = size_t(80) << 30;
+  return 0;
+}
+int fakeGetVersion(int *version) {
+  device.asked.push_back("version");
+  *version = 13000;
+  return 0;
 }
 
-TEST(GpuDeviceQueriesTest, AttributesBandwidthAndMemory) {
+const GpuDeviceFunctions kFakeFunctions = {
+    fakeGetName,       fakeGetAttribute,    fakeGetTotalMemory, fakeGetVersion,
+    "getName",         "getAttribute",      "totalMem",         "version",
+    /*memoryClock=*/4, /*memoryBusWidth=*/5};
+
+TEST(GpuDeviceQueriesTest, NameAttributesBandwidthMemoryVersionInOrder) {
   GpuApi api = makeNoApi();
-  std::map<int, int> values = {{1, 9},       {2, 132},  {3, 50 << 20},
-                               {4, 2619000}, {5, 5120}, {6, -1}};
-  std::vector<int> asked;
-  auto getAttribute = [&](int *value, int number) {
-    asked.push_back(number);
-    if (!values.count(number))
-      return 42;
-    *value = values[number];
-    return 0;
-  };
-  auto getTotalMemory = [](size_t *bytes) {
-    *bytes = size_t(80) << 30;
-    return 0;
-  };
-  GpuDeviceCalls calls = {"getAttribute", getAttribute,  4, 5,
-                          "totalMem",     getTotalMemory};
+  device = FakeDevice();
+  device.attributes = {{1, 9},       {2, 132},  {3, 50 << 20},
+                       {4, 2619000}, {5, 5120}, {6, -1}};
   CudaDeviceInfo info;
   uint64_t negative = 0;
   const GpuDeviceAttribute attributes[] = {
@@ -310,10 +315,15 @@ TEST(GpuDeviceQueriesTest, AttributesBandwidthAndMemory) {
       {2, "multiprocessors", info.multiprocessors},
       {3, "L2", info.l2CacheBytes},
       {6, "negative", negative}};
-  llvm::Error error = queryDeviceInfo(api, calls, attributes, info);
+  llvm::Error error = queryDeviceInfo(api, kFakeFunctions, 5, attributes, info,
+                                      info.driverVersion);
   ASSERT_FALSE(bool(error)) << llvm::toString(std::move(error));
-  // In order, the bandwidth's two last.
-  EXPECT_EQ(asked, (std::vector<int>{1, 2, 3, 6, 4, 5}));
+  // The name (255 characters at most), the attributes in order, the
+  // bandwidth's two, the memory, the version.
+  EXPECT_EQ(device.asked,
+            (std::vector<std::string>{"name 255", "1", "2", "3", "6", "4", "5",
+                                      "memory", "version"}));
+  EXPECT_EQ(info.name, "NVIDIA H200");
   EXPECT_EQ(info.computeMajor, 9);
   EXPECT_EQ(info.multiprocessors, 132u);
   EXPECT_EQ(info.l2CacheBytes, 50u << 20);
@@ -322,15 +332,25 @@ TEST(GpuDeviceQueriesTest, AttributesBandwidthAndMemory) {
   EXPECT_DOUBLE_EQ(info.peakBandwidthBytesPerSecond,
                    GpuDeviceInfo::getPeakBandwidth(2619000, 5120));
   EXPECT_EQ(info.totalMemoryBytes, uint64_t(80) << 30);
+  EXPECT_EQ(info.driverVersion, 13000);
+}
 
-  // The first failure stops the queries and is named by its words.
-  const GpuDeviceAttribute unknown[] = {{2, "multiprocessors", info.ordinal},
-                                        {99, "no such", info.ordinal},
-                                        {1, "major", info.ordinal}};
-  asked.clear();
-  EXPECT_EQ(llvm::toString(queryDeviceInfo(api, calls, unknown, info)),
+TEST(GpuDeviceQueriesTest, FirstFailureStopsAndIsNamed) {
+  GpuApi api = makeNoApi();
+  device = FakeDevice();
+  device.attributes = {{2, 1}};
+  HipDeviceInfo info;
+  const GpuDeviceAttribute attributes[] = {{2, "compute units", info.warpSize},
+                                           {99, "no such", info.warpSize},
+                                           {1, "major", info.warpSize}};
+  EXPECT_EQ(llvm::toString(queryDeviceInfo(api, kFakeFunctions, 5, attributes,
+                                           info, info.runtimeVersion)),
             "getAttribute(no such): ERROR_42");
-  EXPECT_EQ(asked, (std::vector<int>{2, 99}));
+  EXPECT_EQ(device.asked, (std::vector<std::string>{"name 255", "2", "99"}));
+  // The name's failure comes first.
+  EXPECT_EQ(llvm::toString(queryDeviceInfo(api, kFakeFunctions, 0, attributes,
+                                           info, info.runtimeVersion)),
+            "getName: ERROR_7");
 }
 
 //===----------------------------------------------------------------------===//

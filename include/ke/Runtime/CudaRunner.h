@@ -67,7 +67,8 @@ public:
 
 private:
   friend llvm::Expected<std::unique_ptr<CudaDevice>> openCudaDevice(int);
-  CudaDevice() = default;
+  CudaDevice(const cuda::DriverApi &api, int ordinal)
+      : GpuDevice(api, ordinal) {}
 
   int device = 0;
   void *context = nullptr;

@@ -39,10 +39,14 @@ struct GpuDeviceInfo {
 protected:
   /// The fields above as JSON ("ordinal", "name", "multiprocessors",
   /// "max_threads_per_block", "l2_cache_bytes", "total_memory_bytes",
-  /// "peak_bandwidth_bytes_per_second"), to which each runtime adds its own.
-  llvm::json::Object toCommonJSON() const;
-  /// Reads the fields above from `o`, 0 (or empty) where one is missing.
-  void readCommonJSON(const llvm::json::Object &o);
+  /// "peak_bandwidth_bytes_per_second") and `chip` as "chip", to which each
+  /// runtime adds its own.
+  llvm::json::Object toCommonJSON(std::string chip) const;
+  /// Reads the fields above from `value` into `info`, 0 where one is
+  /// missing; returns the object to read the rest from, or null when
+  /// `value` is not an object with a "name".
+  static const llvm::json::Object *
+  readCommonJSON(const llvm::json::Value &value, GpuDeviceInfo &info);
 };
 
 /// An open GPU: the runtime's table `Api` and what it reports, `Info`.
@@ -56,7 +60,7 @@ public:
   const Api &getApi() const { return *api; }
 
 protected:
-  GpuDevice() = default;
+  GpuDevice(const Api &api, int ordinal) : api(&api) { info.ordinal = ordinal; }
   ~GpuDevice() = default;
 
   const Api *api = nullptr;

@@ -57,7 +57,8 @@ public:
 
 private:
   friend llvm::Expected<std::unique_ptr<HipDevice>> openHipDevice(int);
-  HipDevice() = default;
+  HipDevice(const hip::RuntimeApi &api, int ordinal)
+      : GpuDevice(api, ordinal) {}
 };
 
 /// Loads the runtime, initializes it and opens device `ordinal`. Fails with
