@@ -59,6 +59,11 @@ struct Calls
   static std::string describe(int result) {
     return describeResult(driver, result);
   }
+  static int optInSharedMemory(void *function, int bytes) {
+    return driver.cuFuncSetAttribute(
+        static_cast<CUfunction>(function),
+        CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
+  }
   static int loadPtxFunction(void **module, void **function, const char *image,
                              const char *name) {
     CUmodule loaded = nullptr;
@@ -120,9 +125,11 @@ llvm::Expected<const DriverApi *> openDriver() {
   api.gpu = makeGpuApi<Calls>({"cuMemAlloc", "cuMemcpyHtoD", "cuMemcpyDtoH",
                                "cuMemcpyDtoD", "cuMemsetD8", "cuLaunchKernel",
                                "cuEventCreate", "cuEventRecord",
-                               "cuEventElapsedTime", "L2 flush"});
+                               "cuEventElapsedTime", "L2 flush",
+                               "cuModuleGetFunction", "cuFuncSetAttribute"});
   // The L2 flush reads its buffer with a PTX kernel (ke/Runtime/L2Flush.h).
   api.gpu.loadPtxFunction = Calls::loadPtxFunction;
+  api.gpu.optInSharedMemory = Calls::optInSharedMemory;
   return &api;
 }
 

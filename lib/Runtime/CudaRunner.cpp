@@ -52,26 +52,10 @@ CudaModule::load(CudaDevice &device, const GpuKernelBinary &binary) {
   }
   loaded->module = module;
   const CudaDeviceInfo &info = device.getInfo();
-  loaded->flushBytes = getFlushBytes(info.l2CacheBytes);
-  loaded->multiprocessors = info.multiprocessors;
-  auto checkSharedMemory = [&](const GpuLaunch &launch,
-                               void *function) -> llvm::Error {
-    if (launch.dynamicSharedMemoryBytes <= kDefaultDynamicSharedMemory)
-      return llvm::Error::success();
-    if (llvm::Error error =
-            checkSharedMemoryLimit(launch, info.sharedMemoryPerBlockOptinBytes,
-                                   "shared memory", "block"))
-      return error;
-    return api.gpu.check(
-        api.cuFuncSetAttribute(static_cast<CUfunction>(function),
-                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                               int(launch.dynamicSharedMemoryBytes)),
-        "cuFuncSetAttribute(max dynamic shared memory, " + launch.kernelName +
-            ")");
-  };
-  if (llvm::Error error =
-          loaded->loadLaunches(binary, info.maxThreadsPerBlock,
-                               "cuModuleGetFunction", checkSharedMemory))
+  if (llvm::Error error = loaded->loadLaunches(
+          binary, info, info.l2CacheBytes,
+          {kDefaultDynamicSharedMemory, info.sharedMemoryPerBlockOptinBytes,
+           "shared memory", "block"}))
     return std::move(error);
   return loaded;
 }

@@ -38,6 +38,9 @@ struct GpuApi {
         *launch, *eventCreate, *eventRecord, *eventElapsedTime;
     /// What the cache-flush buffer is called: "L2 flush", "cache flush".
     const char *flush;
+    const char *getFunction = nullptr;
+    /// Null where there is no optInSharedMemory.
+    const char *optInSharedMemory = nullptr;
   } names;
 
   int (*memAlloc)(GpuAddress *address, size_t bytes);
@@ -66,6 +69,10 @@ struct GpuApi {
   /// hipModuleLoadData takes AMDGPU code objects only and cannot JIT PTX.
   int (*loadPtxFunction)(void **module, void **function, const char *image,
                          const char *name) = nullptr;
+  /// Lets `function` use `bytes` of dynamic shared memory, more than a
+  /// launch gets without asking (CUDA's 48 KiB). Null where there is no
+  /// opt-in: on AMD GPUs, LDS is all there is.
+  int (*optInSharedMemory)(void *function, int bytes) = nullptr;
 
   /// An error "`what`: <describe>" when `result` is not 0.
   llvm::Error check(int result, const llvm::Twine &what) const {
@@ -77,8 +84,8 @@ struct GpuApi {
 };
 
 /// The GpuApi over `Calls`, a struct of static functions named and typed
-/// like GpuApi's members (memAlloc, ..., describe); loadPtxFunction stays
-/// null (the driver sets it where it has one).
+/// like GpuApi's members (memAlloc, ..., describe); loadPtxFunction and
+/// optInSharedMemory stay null (the driver sets them where it has them).
 template <typename Calls> GpuApi makeGpuApi(const GpuApi::Names &names) {
   return {names,
           Calls::memAlloc,

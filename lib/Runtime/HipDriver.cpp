@@ -112,9 +112,11 @@ llvm::Expected<const RuntimeApi *> openRuntime() {
   api.gpu = makeGpuApi<Calls>(
       {"hipMalloc", "hipMemcpy (host to device)", "hipMemcpy (device to host)",
        "hipMemcpy", "hipMemset", "hipModuleLaunchKernel", "hipEventCreate",
-       "hipEventRecord", "hipEventElapsedTime", "cache flush"});
+       "hipEventRecord", "hipEventElapsedTime", "cache flush",
+       "hipModuleGetFunction"});
   // No loadPtxFunction: hipModuleLoadData cannot JIT the PTX flush kernel,
-  // so the cache flush stays a hipMemset (dirty lines; docs/gpu.md).
+  // so the cache flush stays a hipMemset (dirty lines; docs/gpu.md). No
+  // optInSharedMemory: LDS is all there is.
   return &api;
 }
 

@@ -49,15 +49,11 @@ HipModule::load(HipDevice &device, const GpuKernelBinary &binary) {
     return std::move(error);
   loaded->module = module;
   const HipDeviceInfo &info = device.getInfo();
-  loaded->flushBytes = getFlushBytes(getLastLevelCacheBytes(info));
-  // AMD GPUs have no opt-in carve-out: LDS is all there is.
-  auto checkSharedMemory = [&](const GpuLaunch &launch, void *) {
-    return checkSharedMemoryLimit(launch, info.sharedMemoryPerBlockBytes, "LDS",
-                                  "workgroup");
-  };
-  if (llvm::Error error =
-          loaded->loadLaunches(binary, info.maxThreadsPerBlock,
-                               "hipModuleGetFunction", checkSharedMemory))
+  // AMD GPUs have no opt-in carve-out: LDS is all there is, and every
+  // launch's is checked against it.
+  if (llvm::Error error = loaded->loadLaunches(
+          binary, info, getLastLevelCacheBytes(info),
+          {0, info.sharedMemoryPerBlockBytes, "LDS", "workgroup"}))
     return std::move(error);
   return loaded;
 }

@@ -365,11 +365,28 @@ public:
     module = this;
   }
   using GpuModule::checkImage;
-  using GpuModule::checkSharedMemoryLimit;
-  using GpuModule::getFlushBytes;
   using GpuModule::loadLaunches;
+  using GpuModule::SharedMemoryLimits;
   const std::vector<void *> &getFunctions() const { return functions; }
+  uint64_t getFlushBytes() const { return flushBytes; }
+  unsigned getMultiprocessors() const { return multiprocessors; }
 };
+
+/// Kernels opted in, with their bytes.
+std::vector<std::pair<std::string, int>> optedIn;
+
+int fakeOptIn(void *function, int bytes) {
+  optedIn.push_back({static_cast<const char *>(function), bytes});
+  return bytes == 99999 ? 1 : 0;
+}
+
+GpuApi makeOptInApi() {
+  GpuApi api = makeNoApi();
+  api.names.getFunction = "cuModuleGetFunction";
+  api.names.optInSharedMemory = "cuFuncSetAttribute";
+  api.optInSharedMemory = fakeOptIn;
+  return api;
+}
 
 GpuLaunch launchOf(const char *name, uint32_t sharedBytes = 0) {
   GpuLaunch launch;
@@ -380,58 +397,79 @@ GpuLaunch launchOf(const char *name, uint32_t sharedBytes = 0) {
   return launch;
 }
 
-TEST(GpuModuleTest, SmallHelpers) {
-  EXPECT_EQ(TestModule::getFlushBytes(60ull << 20), 120ull << 20);
-  EXPECT_EQ(TestModule::getFlushBytes(0), 64ull << 20);
+GpuDeviceInfo deviceInfo() {
+  GpuDeviceInfo info;
+  info.multiprocessors = 132;
+  info.maxThreadsPerBlock = 1024;
+  return info;
+}
+
+const TestModule::SharedMemoryLimits kCudaLimits = {48 * 1024, 227 * 1024,
+                                                    "shared memory", "block"};
+const TestModule::SharedMemoryLimits kHipLimits = {0, 64 * 1024, "LDS",
+                                                   "workgroup"};
+
+TEST(GpuModuleTest, EmptyImage) {
   EXPECT_FALSE(bool(TestModule::checkImage("image")));
   EXPECT_EQ(llvm::toString(TestModule::checkImage("")),
             "the GPU binary is empty");
-  EXPECT_FALSE(bool(TestModule::checkSharedMemoryLimit(
-      launchOf("k", 64 * 1024), 64 * 1024, "LDS", "workgroup")));
-  EXPECT_FALSE(bool(TestModule::checkSharedMemoryLimit(launchOf("k", 1 << 20),
-                                                       0, "LDS", "workgroup")));
-  EXPECT_EQ(llvm::toString(TestModule::checkSharedMemoryLimit(
-                launchOf("k", 65537), 64 * 1024, "LDS", "workgroup")),
-            "launch of k: 65537 bytes of dynamic LDS, the device allows 65536 "
-            "per workgroup");
 }
 
-TEST(GpuModuleTest, LaunchesResolveCheckAndKeepTheirFunctions) {
-  GpuApi api = makeNoApi();
+TEST(GpuModuleTest, LaunchesResolveAndOptInBeyondTheDefault) {
+  GpuApi api = makeOptInApi();
   TestModule module(&api);
   GpuKernelBinary binary;
-  binary.launches = {launchOf("first"), launchOf("second", 1024)};
-  std::vector<std::string> checked;
-  llvm::Error error = module.loadLaunches(
-      binary, 1024, "getFunction", [&](const GpuLaunch &, void *f) {
-        checked.push_back(static_cast<const char *>(f));
-        return llvm::Error::success();
-      });
+  binary.launches = {launchOf("small", 48 * 1024), launchOf("big", 100000)};
+  optedIn.clear();
+  llvm::Error error =
+      module.loadLaunches(binary, deviceInfo(), 60ull << 20, kCudaLimits);
   ASSERT_FALSE(bool(error)) << llvm::toString(std::move(error));
-  EXPECT_EQ(checked, (std::vector<std::string>{"first", "second"}));
-  EXPECT_EQ(module.getFunctions().size(), 2u);
+  ASSERT_EQ(module.getFunctions().size(), 2u);
+  EXPECT_EQ(static_cast<const char *>(module.getFunctions()[1]),
+            std::string("big"));
+  EXPECT_EQ(optedIn,
+            (std::vector<std::pair<std::string, int>>{{"big", 100000}}));
+  // Twice the cache; the device's multiprocessors size the flush kernel.
+  EXPECT_EQ(module.getFlushBytes(), 120ull << 20);
+  EXPECT_EQ(module.getMultiprocessors(), 132u);
+}
+
+TEST(GpuModuleTest, UnknownCacheFlushesSixtyFourMiB) {
+  GpuApi api = makeOptInApi();
+  TestModule module(&api);
+  ASSERT_FALSE(bool(module.loadLaunches({}, deviceInfo(), 0, kHipLimits)));
+  EXPECT_EQ(module.getFlushBytes(), 64ull << 20);
 }
 
 TEST(GpuModuleTest, LaunchFailuresNameTheKernel) {
-  GpuApi api = makeNoApi();
-  auto load = [&](GpuLaunch launch, unsigned maxThreads) {
+  GpuApi api = makeOptInApi();
+  auto load = [&](GpuLaunch launch,
+                  const TestModule::SharedMemoryLimits &limits) {
     TestModule module(&api);
     GpuKernelBinary binary;
     binary.launches = {launch};
-    return llvm::toString(
-        module.loadLaunches(binary, maxThreads, "cuModuleGetFunction",
-                            [](const GpuLaunch &launch, void *) {
-                              return TestModule::checkSharedMemoryLimit(
-                                  launch, 1000, "LDS", "workgroup");
-                            }));
+    return llvm::toString(module.loadLaunches(binary, deviceInfo(), 0, limits));
   };
-  EXPECT_EQ(load(launchOf("missing"), 1024),
+  EXPECT_EQ(load(launchOf("missing"), kCudaLimits),
             "cuModuleGetFunction('missing'): ERROR_500");
-  EXPECT_EQ(load(launchOf("wide"), 64),
-            "launch of wide: 128 threads per block, the device allows 64");
-  EXPECT_EQ(load(launchOf("big", 4096), 1024),
-            "launch of big: 4096 bytes of dynamic LDS, the device allows 1000 "
-            "per workgroup");
+  GpuLaunch wide = launchOf("wide");
+  wide.block = {2048, 1, 1};
+  EXPECT_EQ(load(wide, kCudaLimits),
+            "launch of wide: 2048 threads per block, the device allows 1024");
+  EXPECT_EQ(load(launchOf("big", 300000), kCudaLimits),
+            "launch of big: 300000 bytes of dynamic shared memory, the "
+            "device allows 232448 per block");
+  EXPECT_EQ(load(launchOf("lds", 65537), kHipLimits),
+            "launch of lds: 65537 bytes of dynamic LDS, the device allows "
+            "65536 per workgroup");
+  EXPECT_EQ(load(launchOf("refused", 99999), kCudaLimits),
+            "cuFuncSetAttribute(max dynamic shared memory, refused): "
+            "ERROR_1");
+  // Without an opt-in (HIP), within the limit is enough.
+  api.optInSharedMemory = nullptr;
+  optedIn.clear();
+  EXPECT_EQ(load(launchOf("lds", 65536), kHipLimits), "");
+  EXPECT_TRUE(optedIn.empty());
 }
 
 } // namespace
