@@ -11,6 +11,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <array>
 #include <atomic>
 #include <cstring>
 
@@ -29,31 +30,26 @@ std::string CudaDeviceInfo::getChip() const {
   return llvm::formatv("sm_{0}{1}", computeMajor, computeMinor).str();
 }
 
+/// CudaDeviceInfo's own JSON keys (GpuDeviceInfo has the common ones), for
+/// writing (`Info` const) and reading.
+template <typename Info>
+static std::array<GpuInfoField, 5> getOwnFields(Info &info) {
+  return {{{"compute_major", info.computeMajor, /*required=*/true},
+           {"compute_minor", info.computeMinor},
+           {"shared_memory_per_block_optin_bytes",
+            info.sharedMemoryPerBlockOptinBytes},
+           {"driver_version", info.driverVersion},
+           {"l2_flush_kernel_error", info.l2FlushKernelError}}};
+}
+
 llvm::json::Value CudaDeviceInfo::toJSON() const {
-  llvm::json::Object o = toCommonJSON(getChip());
-  o["compute_major"] = computeMajor;
-  o["compute_minor"] = computeMinor;
-  o["shared_memory_per_block_optin_bytes"] = sharedMemoryPerBlockOptinBytes;
-  o["driver_version"] = driverVersion;
-  o["l2_flush_kernel_error"] = l2FlushKernelError;
-  return o;
+  return toJSONWith(getChip(), getOwnFields(*this));
 }
 
 llvm::Expected<CudaDeviceInfo>
 CudaDeviceInfo::fromJSON(const llvm::json::Value &value) {
-  CudaDeviceInfo info;
-  const llvm::json::Object *o = readCommonJSON(value, info);
-  if (!o || !o->getInteger("compute_major"))
-    return makeError("malformed CUDA device description");
-  info.computeMajor = int(*o->getInteger("compute_major"));
-  info.computeMinor = int(o->getInteger("compute_minor").value_or(0));
-  info.sharedMemoryPerBlockOptinBytes = uint64_t(
-      o->getInteger("shared_memory_per_block_optin_bytes").value_or(0));
-  info.driverVersion = int(o->getInteger("driver_version").value_or(0));
-  if (std::optional<llvm::StringRef> error =
-          o->getString("l2_flush_kernel_error"))
-    info.l2FlushKernelError = error->str();
-  return info;
+  return fromJSONWith(value, getOwnFields<CudaDeviceInfo>,
+                      "malformed CUDA device description");
 }
 
 CudaDevice::~CudaDevice() {

@@ -8,6 +8,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <array>
+
 using namespace ke;
 using namespace ke::hip;
 
@@ -19,27 +21,24 @@ std::string HipDeviceInfo::getChip() const {
   return llvm::StringRef(gcnArchName).split(':').first.str();
 }
 
+/// HipDeviceInfo's own JSON keys (GpuDeviceInfo has the common ones), for
+/// writing (`Info` const) and reading.
+template <typename Info>
+static std::array<GpuInfoField, 4> getOwnFields(Info &info) {
+  return {{{"gcn_arch_name", info.gcnArchName, /*required=*/true},
+           {"warp_size", info.warpSize},
+           {"shared_memory_per_block_bytes", info.sharedMemoryPerBlockBytes},
+           {"runtime_version", info.runtimeVersion}}};
+}
+
 llvm::json::Value HipDeviceInfo::toJSON() const {
-  llvm::json::Object o = toCommonJSON(getChip());
-  o["gcn_arch_name"] = gcnArchName;
-  o["warp_size"] = warpSize;
-  o["shared_memory_per_block_bytes"] = sharedMemoryPerBlockBytes;
-  o["runtime_version"] = runtimeVersion;
-  return o;
+  return toJSONWith(getChip(), getOwnFields(*this));
 }
 
 llvm::Expected<HipDeviceInfo>
 HipDeviceInfo::fromJSON(const llvm::json::Value &value) {
-  HipDeviceInfo info;
-  const llvm::json::Object *o = readCommonJSON(value, info);
-  if (!o || !o->getString("gcn_arch_name"))
-    return makeError("malformed AMD GPU description");
-  info.gcnArchName = o->getString("gcn_arch_name")->str();
-  info.warpSize = unsigned(o->getInteger("warp_size").value_or(0));
-  info.sharedMemoryPerBlockBytes =
-      uint64_t(o->getInteger("shared_memory_per_block_bytes").value_or(0));
-  info.runtimeVersion = int(o->getInteger("runtime_version").value_or(0));
-  return info;
+  return fromJSONWith(value, getOwnFields<HipDeviceInfo>,
+                      "malformed AMD GPU description");
 }
 
 HipDevice::~HipDevice() = default;

@@ -215,6 +215,18 @@ TEST(GpuDeviceInfoTest, MalformedDescriptionsAreErrors) {
       HipDeviceInfo::fromJSON(llvm::json::Object{{"name", "x"}});
   ASSERT_FALSE(bool(hip));
   EXPECT_EQ(llvm::toString(hip.takeError()), "malformed AMD GPU description");
+  // A required field of another type is as good as missing.
+  cuda = CudaDeviceInfo::fromJSON(
+      llvm::json::Object{{"name", "x"}, {"compute_major", "9"}});
+  ASSERT_FALSE(bool(cuda));
+  llvm::consumeError(cuda.takeError());
+  // Optional fields may be missing: they keep their defaults.
+  cuda = CudaDeviceInfo::fromJSON(
+      llvm::json::Object{{"name", "x"}, {"compute_major", 8}});
+  ASSERT_TRUE(bool(cuda)) << llvm::toString(cuda.takeError());
+  EXPECT_EQ(cuda->getChip(), "sm_80");
+  EXPECT_EQ(cuda->l2FlushKernelError, "");
+  EXPECT_EQ(cuda->totalMemoryBytes, 0u);
 }
 
 TEST(GpuDeviceInfoTest, PeakBandwidthIsDoubleDataRate) {
