@@ -38,8 +38,9 @@ struct GpuApi {
         *launch, *eventCreate, *eventRecord, *eventElapsedTime;
     /// What the cache-flush buffer is called: "L2 flush", "cache flush".
     const char *flush;
+    /// "cuModuleGetFunction", "hipModuleGetFunction".
     const char *getFunction = nullptr;
-    /// Null where there is no optInSharedMemory.
+    /// "cuFuncSetAttribute"; null where there is no optInSharedMemory.
     const char *optInSharedMemory = nullptr;
   } names;
 

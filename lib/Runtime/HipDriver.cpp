@@ -122,10 +122,6 @@ llvm::Expected<const RuntimeApi *> openRuntime() {
 
 } // namespace
 
-std::vector<std::string> hip::getRuntimeLibraryNames() {
-  return getGpuLibraryNames(kRuntimeLibrary);
-}
-
 llvm::Expected<const RuntimeApi *> hip::loadRuntime() {
   return loadOnce<RuntimeApi>(openRuntime);
 }
