@@ -112,11 +112,9 @@ std::string getDriverLibraryName();
 /// missing-symbol message.
 llvm::Expected<const DriverApi *> loadDriver();
 
-/// "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)".
+/// "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)". Errors
+/// "`what`: <describeResult>": GpuApi::check on the table's `gpu`.
 std::string describeResult(const DriverApi &api, CUresult result);
-
-/// An error "`what`: <describeResult>" when `result` is not CUDA_SUCCESS.
-llvm::Error check(const DriverApi &api, CUresult result, llvm::StringRef what);
 
 } // namespace ke::cuda
 

@@ -29,8 +29,8 @@ CudaModule::load(CudaDevice &device, const GpuKernelBinary &binary) {
   const std::string &image = binary.format == "ptx" && binary.image.empty()
                                  ? binary.assembly
                                  : binary.image;
-  if (image.empty())
-    return makeError("the GPU binary is empty");
+  if (llvm::Error error = checkImage(image))
+    return std::move(error);
 
   std::unique_ptr<CudaModule> loaded(new CudaModule());
   loaded->api = &api.gpu;
@@ -51,40 +51,11 @@ CudaModule::load(CudaDevice &device, const GpuKernelBinary &binary) {
     return makeError(message);
   }
   loaded->module = module;
-  loaded->launches = binary.launches;
-  loaded->scratch = binary.scratch;
   const CudaDeviceInfo &info = device.getInfo();
-  // Twice the L2, so that nothing the previous run left there survives.
-  loaded->flushBytes = info.l2CacheBytes ? 2 * info.l2CacheBytes : 64ull << 20;
-  loaded->multiprocessors = info.multiprocessors;
-  for (const GpuLaunch &launch : binary.launches) {
-    CUfunction function = nullptr;
-    if (llvm::Error error =
-            check(api,
-                  api.cuModuleGetFunction(&function, module,
-                                          launch.kernelName.c_str()),
-                  "cuModuleGetFunction('" + launch.kernelName + "')"))
-      return std::move(error);
-    if (llvm::Error error = checkLaunchShape(launch, info.maxThreadsPerBlock))
-      return std::move(error);
-    if (launch.dynamicSharedMemoryBytes > kDefaultDynamicSharedMemory) {
-      if (info.sharedMemoryPerBlockOptinBytes &&
-          launch.dynamicSharedMemoryBytes > info.sharedMemoryPerBlockOptinBytes)
-        return makeError(llvm::formatv(
-            "launch of {0}: {1} bytes of dynamic shared memory, the device "
-            "allows {2} per block",
-            launch.kernelName, launch.dynamicSharedMemoryBytes,
-            info.sharedMemoryPerBlockOptinBytes));
-      if (llvm::Error error = check(
-              api,
-              api.cuFuncSetAttribute(
-                  function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                  int(launch.dynamicSharedMemoryBytes)),
-              "cuFuncSetAttribute(max dynamic shared memory, " +
-                  launch.kernelName + ")"))
-        return std::move(error);
-    }
-    loaded->functions.push_back(function);
-  }
+  if (llvm::Error error = loaded->loadLaunches(
+          binary, info, info.l2CacheBytes,
+          {kDefaultDynamicSharedMemory, info.sharedMemoryPerBlockOptinBytes,
+           "shared memory", "block"}))
+    return std::move(error);
   return loaded;
 }

@@ -1,13 +1,13 @@
-//===- GpuApi.h - The driver calls the CUDA and HIP runners share -*- C++
-//-*-===//
+//===- GpuApi.h - The calls the CUDA and HIP runners share ------*- C++ -*-===//
 //
 // The CUDA driver and the HIP runtime offer the same calls for what the
 // runner does (allocate, copy, poison, launch, time with events), with
 // different names, handle types and argument orders (and CUDA can also load
 // the PTX of the L2 flush kernel, HIP cannot). CudaDriver and
 // HipDriver fill one GpuApi each from the symbols they resolve, so that one
-// GpuRunner (ke/Runtime/GpuRunner.h) serves both. Also here: the
-// dlopen helpers both drivers use.
+// GpuRunner (ke/Runtime/GpuRunner.h) serves both. The calls that differ only
+// in names and handle types are written once here too (GpuHandleCalls).
+// Opening the libraries: GpuLibrary.h.
 //
 // Private to lib/Runtime.
 //
@@ -21,9 +21,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <dlfcn.h>
-#include <initializer_list>
-#include <mutex>
 #include <string>
 
 namespace ke {
@@ -41,6 +38,10 @@ struct GpuApi {
         *launch, *eventCreate, *eventRecord, *eventElapsedTime;
     /// What the cache-flush buffer is called: "L2 flush", "cache flush".
     const char *flush;
+    /// "cuModuleGetFunction", "hipModuleGetFunction".
+    const char *getFunction = nullptr;
+    /// "cuFuncSetAttribute"; null where there is no optInSharedMemory.
+    const char *optInSharedMemory = nullptr;
   } names;
 
   int (*memAlloc)(GpuAddress *address, size_t bytes);
@@ -50,6 +51,8 @@ struct GpuApi {
   int (*copyOnDevice)(GpuAddress destination, GpuAddress source, size_t bytes);
   int (*memset)(GpuAddress destination, unsigned char value, size_t bytes);
   int (*moduleUnload)(void *module);
+  /// Resolves the kernel `name` of a loaded module.
+  int (*getFunction)(void **function, void *module, const char *name);
   /// On the default stream, `parameters` as kernelParams, no extra.
   int (*launch)(void *function, const GpuLaunch &launch, void **parameters);
   int (*eventCreate)(void **event);
@@ -67,6 +70,10 @@ struct GpuApi {
   /// hipModuleLoadData takes AMDGPU code objects only and cannot JIT PTX.
   int (*loadPtxFunction)(void **module, void **function, const char *image,
                          const char *name) = nullptr;
+  /// Lets `function` use `bytes` of dynamic shared memory, more than a
+  /// launch gets without asking (CUDA's 48 KiB). Null where there is no
+  /// opt-in: on AMD GPUs, LDS is all there is.
+  int (*optInSharedMemory)(void *function, int bytes) = nullptr;
 
   /// An error "`what`: <describe>" when `result` is not 0.
   llvm::Error check(int result, const llvm::Twine &what) const {
@@ -78,8 +85,8 @@ struct GpuApi {
 };
 
 /// The GpuApi over `Calls`, a struct of static functions named and typed
-/// like GpuApi's members (memAlloc, ..., describe); loadPtxFunction stays
-/// null (the driver sets it where it has one).
+/// like GpuApi's members (memAlloc, ..., describe); loadPtxFunction and
+/// optInSharedMemory stay null (the driver sets them where it has them).
 template <typename Calls> GpuApi makeGpuApi(const GpuApi::Names &names) {
   return {names,
           Calls::memAlloc,
@@ -89,6 +96,7 @@ template <typename Calls> GpuApi makeGpuApi(const GpuApi::Names &names) {
           Calls::copyOnDevice,
           Calls::memset,
           Calls::moduleUnload,
+          Calls::getFunction,
           Calls::launch,
           Calls::eventCreate,
           Calls::eventDestroy,
@@ -98,40 +106,62 @@ template <typename Calls> GpuApi makeGpuApi(const GpuApi::Names &names) {
           Calls::describe};
 }
 
-/// Resolves the first of `names` the library exports into `function`;
-/// otherwise sets `missing` to the first name.
-template <typename Function>
-bool resolve(void *library, Function &function,
-             std::initializer_list<const char *> names, std::string &missing) {
-  for (const char *name : names) {
-    if (void *symbol = dlsym(library, name)) {
-      function = reinterpret_cast<Function>(symbol);
-      return true;
-    }
-  }
-  missing = *names.begin();
-  return false;
+/// Calls `function` with each of `arguments` cast to the type it takes
+/// there: the void * handles GpuApi passes become the runtime's own
+/// (CUevent, hipModule_t, ...), and nullptr its default stream.
+template <typename Result, typename... Parameters, typename... Arguments>
+int callWithHandles(Result (*function)(Parameters...), Arguments... arguments) {
+  return function(static_cast<Parameters>(arguments)...);
 }
 
-/// Calls `open` once per process (per Table); later calls return the same
-/// table or the same error, so a missing driver is looked for once.
-template <typename Table>
-llvm::Expected<const Table *>
-loadOnce(llvm::Expected<const Table *> (*open)()) {
-  static std::once_flag once;
-  static const Table *table = nullptr;
-  static std::string error;
-  std::call_once(once, [open] {
-    llvm::Expected<const Table *> opened = open();
-    if (opened)
-      table = *opened;
-    else
-      error = llvm::toString(opened.takeError());
-  });
-  if (!table)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
-  return table;
+/// Calls `getFunction` (cuModuleGetFunction, hipModuleGetFunction) and
+/// returns the runtime's function handle as a void *.
+template <typename Result, typename Function, typename Module>
+int getFunctionAsPointer(Result (*getFunction)(Function *, Module,
+                                               const char *),
+                         void **function, void *module, const char *name) {
+  Function resolved = nullptr;
+  Result result = getFunction(&resolved, static_cast<Module>(module), name);
+  *function = resolved;
+  return result;
 }
+
+/// The GpuApi calls that are the same on both runtimes but for the function
+/// called and its handle types: unloading a module and resolving its
+/// kernels, launching on the default stream (cuLaunchKernel and
+/// hipModuleLaunchKernel take the same arguments) and the events. `Table` is
+/// the runtime's loaded table, the others pointers to its members; a
+/// runtime's Calls derives from this and adds the calls that differ.
+template <auto &Table, auto ModuleUnload, auto GetFunction, auto LaunchKernel,
+          auto EventDestroy, auto EventRecord, auto EventSynchronize,
+          auto EventElapsedTime>
+struct GpuHandleCalls {
+  static int moduleUnload(void *module) {
+    return callWithHandles(Table.*ModuleUnload, module);
+  }
+  static int getFunction(void **function, void *module, const char *name) {
+    return getFunctionAsPointer(Table.*GetFunction, function, module, name);
+  }
+  static int launch(void *function, const GpuLaunch &launch,
+                    void **parameters) {
+    return callWithHandles(
+        Table.*LaunchKernel, function, launch.grid[0], launch.grid[1],
+        launch.grid[2], launch.block[0], launch.block[1], launch.block[2],
+        launch.dynamicSharedMemoryBytes, nullptr, parameters, nullptr);
+  }
+  static int eventDestroy(void *event) {
+    return callWithHandles(Table.*EventDestroy, event);
+  }
+  static int eventRecord(void *event) {
+    return callWithHandles(Table.*EventRecord, event, nullptr);
+  }
+  static int eventSynchronize(void *event) {
+    return callWithHandles(Table.*EventSynchronize, event);
+  }
+  static int eventElapsedTime(float *milliseconds, void *start, void *stop) {
+    return callWithHandles(Table.*EventElapsedTime, milliseconds, start, stop);
+  }
+};
 
 } // namespace ke
 

@@ -42,6 +42,50 @@ llvm::Error GpuModule::checkLaunchShape(const GpuLaunch &launch,
   return llvm::Error::success();
 }
 
+llvm::Error GpuModule::checkImage(llvm::StringRef image) {
+  if (image.empty())
+    return makeError("the GPU binary is empty");
+  return llvm::Error::success();
+}
+
+llvm::Error GpuModule::loadLaunches(const GpuKernelBinary &binary,
+                                    const GpuDeviceInfo &info,
+                                    uint64_t lastLevelCacheBytes,
+                                    const SharedMemoryLimits &limits) {
+  // Twice the cache, so that nothing the previous run left there survives.
+  flushBytes = 2 * (lastLevelCacheBytes ? lastLevelCacheBytes : 32ull << 20);
+  multiprocessors = info.multiprocessors;
+  launches = binary.launches;
+  scratch = binary.scratch;
+  for (const GpuLaunch &launch : binary.launches) {
+    void *function = nullptr;
+    if (llvm::Error error = api->check(
+            api->getFunction(&function, module, launch.kernelName.c_str()),
+            llvm::Twine(api->names.getFunction) + "('" + launch.kernelName +
+                "')"))
+      return error;
+    if (llvm::Error error = checkLaunchShape(launch, info.maxThreadsPerBlock))
+      return error;
+    uint32_t sharedBytes = launch.dynamicSharedMemoryBytes;
+    if (sharedBytes > limits.withoutOptInBytes) {
+      if (limits.maxBytes && sharedBytes > limits.maxBytes)
+        return makeError(llvm::formatv(
+            "launch of {0}: {1} bytes of dynamic {2}, the device allows {3} "
+            "per {4}",
+            launch.kernelName, sharedBytes, limits.memory, limits.maxBytes,
+            limits.unit));
+      if (api->optInSharedMemory)
+        if (llvm::Error error = api->check(
+                api->optInSharedMemory(function, int(sharedBytes)),
+                llvm::Twine(api->names.optInSharedMemory) +
+                    "(max dynamic shared memory, " + launch.kernelName + ")"))
+          return error;
+    }
+    functions.push_back(function);
+  }
+  return llvm::Error::success();
+}
+
 //===----------------------------------------------------------------------===//
 // Running and timing
 //===----------------------------------------------------------------------===//

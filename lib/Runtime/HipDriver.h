@@ -19,7 +19,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <vector>
 
 namespace ke::hip {
 
@@ -88,22 +87,17 @@ struct RuntimeApi {
   GpuApi gpu;
 };
 
-/// The libraries ke tries, in order: $KE_HIP_LIBRARY alone when set, else
-/// libamdhip64.so.6, libamdhip64.so.5, libamdhip64.so.
-std::vector<std::string> getRuntimeLibraryNames();
-
 /// Opens the first library that loads and resolves every function, once per
-/// process; later calls return the same table (or the same error). Does not
-/// call hipInit. Fails with "no HIP runtime (<libraries> not found: ...)" or
+/// process; later calls return the same table (or the same error). The
+/// libraries, in order: $KE_HIP_LIBRARY alone when set, else
+/// libamdhip64.so.6, libamdhip64.so.5, libamdhip64.so. Does not call
+/// hipInit. Fails with "no HIP runtime (<libraries> not found: ...)" or
 /// a missing-symbol message.
 llvm::Expected<const RuntimeApi *> loadRuntime();
 
-/// "hipErrorNoDevice (no ROCm-capable device is detected)".
+/// "hipErrorNoDevice (no ROCm-capable device is detected)". Errors
+/// "`what`: <describeError>": GpuApi::check on the table's `gpu`.
 std::string describeError(const RuntimeApi &api, hipError_t error);
-
-/// An error "`what`: <describeError>" when `error` is not hipSuccess.
-llvm::Error check(const RuntimeApi &api, hipError_t error,
-                  llvm::StringRef what);
 
 /// The gcnArchName of device `ordinal` ("gfx942:sramecc+:xnack-"), read off
 /// its hipDeviceProp_t.

@@ -80,6 +80,10 @@ struct FakeCalls {
     return 0;
   }
   static int moduleUnload(void *) { return 0; }
+  static int getFunction(void **function, void *, const char *) {
+    *function = &fake.launches;
+    return 0;
+  }
   static int launch(void *, const GpuLaunch &launch, void **parameters) {
     fake.launches.push_back(launch);
     fake.launchedAddress = *static_cast<uint64_t *>(parameters[0]);

@@ -18,6 +18,7 @@
 #ifndef KE_RUNTIME_CUDARUNNER_H
 #define KE_RUNTIME_CUDARUNNER_H
 
+#include "ke/Runtime/GpuDevice.h"
 #include "ke/Runtime/GpuRunner.h"
 
 #include "llvm/Support/Error.h"
@@ -32,20 +33,12 @@ namespace cuda {
 struct DriverApi;
 } // namespace cuda
 
-/// What ke reads off a CUDA device.
-struct CudaDeviceInfo {
-  int ordinal = 0;
-  std::string name;
+/// What ke reads off a CUDA device: the common fields (GpuDeviceInfo) and
+/// these.
+struct CudaDeviceInfo : GpuDeviceInfo {
   int computeMajor = 0, computeMinor = 0;
-  unsigned multiprocessors = 0;
-  unsigned maxThreadsPerBlock = 0;
-  uint64_t l2CacheBytes = 0;
-  uint64_t totalMemoryBytes = 0;
   /// Shared memory one block may use with the opt-in carve-out.
   uint64_t sharedMemoryPerBlockOptinBytes = 0;
-  /// Theoretical DRAM bandwidth from memory clock and bus width (0 when the
-  /// driver does not report them).
-  double peakBandwidthBytesPerSecond = 0;
   /// cuDriverGetVersion: 13000 for CUDA 13.0.
   int driverVersion = 0;
   /// Why the runner's read-only L2 flush kernel (ke/Runtime/L2Flush.h) does
@@ -60,14 +53,10 @@ struct CudaDeviceInfo {
 };
 
 /// An open CUDA device with its primary context current on this thread.
-class CudaDevice {
+class CudaDevice : public GpuDevice<CudaDeviceInfo, cuda::DriverApi> {
 public:
   ~CudaDevice();
-  CudaDevice(const CudaDevice &) = delete;
-  CudaDevice &operator=(const CudaDevice &) = delete;
 
-  const CudaDeviceInfo &getInfo() const { return info; }
-  const cuda::DriverApi &getApi() const { return *api; }
   /// Waits for all work on the device; reports an error a kernel left.
   llvm::Error synchronize();
   /// Loads and unloads the runner's L2 flush kernel, and records in the
@@ -78,12 +67,11 @@ public:
 
 private:
   friend llvm::Expected<std::unique_ptr<CudaDevice>> openCudaDevice(int);
-  CudaDevice() = default;
+  CudaDevice(const cuda::DriverApi &api, int ordinal)
+      : GpuDevice(api, ordinal) {}
 
-  const cuda::DriverApi *api = nullptr;
   int device = 0;
   void *context = nullptr;
-  CudaDeviceInfo info;
 };
 
 /// Loads the driver, initializes it and opens device `ordinal`. Fails with

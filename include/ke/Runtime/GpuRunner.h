@@ -18,11 +18,13 @@
 #define KE_RUNTIME_GPURUNNER_H
 
 #include "ke/Codegen/GpuKernel.h"
+#include "ke/Runtime/GpuDevice.h"
 #include "ke/Runtime/HostBuffer.h"
 #include "ke/Runtime/LaunchParameters.h"
 #include "ke/Runtime/Measurement.h"
 #include "ke/Workload/Kernel.h"
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -32,7 +34,8 @@ namespace ke {
 struct GpuApi;
 
 /// The device code of a GpuKernelBinary, loaded: one function per launch.
-/// CudaModule and HipModule load it; unloading is shared.
+/// CudaModule and HipModule load the image; loading the launches and
+/// unloading are shared.
 class GpuModule {
 public:
   ~GpuModule();
@@ -45,6 +48,34 @@ protected:
   /// block than the device's `maxThreadsPerBlock` (0: not known).
   static llvm::Error checkLaunchShape(const GpuLaunch &launch,
                                       unsigned maxThreadsPerBlock);
+  /// Fails with "the GPU binary is empty" when `image` is.
+  static llvm::Error checkImage(llvm::StringRef image);
+
+  /// How a runtime bounds a launch's dynamic shared memory, and the words
+  /// its messages use.
+  struct SharedMemoryLimits {
+    /// What a launch gets without opting in (GpuApi's optInSharedMemory):
+    /// 48 KiB on CUDA, 0 on AMD GPUs, which have no opt-in.
+    uint64_t withoutOptInBytes;
+    /// The most one block may use (0: not known).
+    uint64_t maxBytes;
+    /// "shared memory" per "block", "LDS" per "workgroup".
+    const char *memory, *unit;
+  };
+
+  /// With `api` and `module` set, for the device `info` describes: sizes
+  /// the flush buffer to twice `lastLevelCacheBytes` (32 MiB when not
+  /// known), takes `binary`'s launches and scratch buffers and, for each
+  /// launch in order, resolves its kernel, checks its shape against the
+  /// threads per block and, beyond what it gets without opting in, its
+  /// dynamic shared memory against `limits`, then opts in where the
+  /// runtime does. Fails with "<getFunction>('<kernel>'): ...", "launch of
+  /// <kernel>: ..." or "<optInSharedMemory>(max dynamic shared memory,
+  /// <kernel>): ...".
+  llvm::Error loadLaunches(const GpuKernelBinary &binary,
+                           const GpuDeviceInfo &info,
+                           uint64_t lastLevelCacheBytes,
+                           const SharedMemoryLimits &limits);
 
   friend class GpuRunner;
   const GpuApi *api = nullptr;

@@ -15,6 +15,7 @@
 #ifndef KE_RUNTIME_HIPRUNNER_H
 #define KE_RUNTIME_HIPRUNNER_H
 
+#include "ke/Runtime/GpuDevice.h"
 #include "ke/Runtime/GpuRunner.h"
 
 #include "llvm/Support/Error.h"
@@ -29,24 +30,14 @@ namespace hip {
 struct RuntimeApi;
 } // namespace hip
 
-/// What ke reads off an AMD GPU.
-struct HipDeviceInfo {
-  int ordinal = 0;
-  /// "AMD Instinct MI300X".
-  std::string name;
+/// What ke reads off an AMD GPU: the common fields (GpuDeviceInfo, where
+/// multiprocessors are compute units) and these.
+struct HipDeviceInfo : GpuDeviceInfo {
   /// The processor with its target features: "gfx942:sramecc+:xnack-".
   std::string gcnArchName;
-  /// Compute units.
-  unsigned multiprocessors = 0;
-  unsigned maxThreadsPerBlock = 0;
   unsigned warpSize = 0;
-  uint64_t l2CacheBytes = 0;
-  uint64_t totalMemoryBytes = 0;
   /// LDS one workgroup may use.
   uint64_t sharedMemoryPerBlockBytes = 0;
-  /// Theoretical DRAM bandwidth from memory clock and bus width (0 when the
-  /// runtime does not report them).
-  double peakBandwidthBytesPerSecond = 0;
   /// hipRuntimeGetVersion: major * 10000000 + minor * 100000 + patch.
   int runtimeVersion = 0;
 
@@ -57,23 +48,17 @@ struct HipDeviceInfo {
 };
 
 /// An open AMD GPU, current on this thread.
-class HipDevice {
+class HipDevice : public GpuDevice<HipDeviceInfo, hip::RuntimeApi> {
 public:
   ~HipDevice();
-  HipDevice(const HipDevice &) = delete;
-  HipDevice &operator=(const HipDevice &) = delete;
 
-  const HipDeviceInfo &getInfo() const { return info; }
-  const hip::RuntimeApi &getApi() const { return *api; }
   /// Waits for all work on the device; reports an error a kernel left.
   llvm::Error synchronize();
 
 private:
   friend llvm::Expected<std::unique_ptr<HipDevice>> openHipDevice(int);
-  HipDevice() = default;
-
-  const hip::RuntimeApi *api = nullptr;
-  HipDeviceInfo info;
+  HipDevice(const hip::RuntimeApi &api, int ordinal)
+      : GpuDevice(api, ordinal) {}
 };
 
 /// Loads the runtime, initializes it and opens device `ordinal`. Fails with
