@@ -77,6 +77,18 @@ static std::optional<int> getComputeCapability(llvm::StringRef chip) {
   return value;
 }
 
+/// Puts the limits of the probed `device` into `target`, in place of its
+/// generation's table values: what the sketch rules size blocks by.
+static void applyDeviceLimits(TargetDescription &target,
+                              const GpuDeviceInfo &device,
+                              uint64_t sharedMemoryPerBlockBytes) {
+  target.gpu.multiprocessors = device.multiprocessors;
+  if (device.maxThreadsPerBlock)
+    target.gpu.maxThreadsPerBlock = device.maxThreadsPerBlock;
+  if (sharedMemoryPerBlockBytes)
+    target.gpu.sharedMemoryPerBlockBytes = sharedMemoryPerBlockBytes;
+}
+
 static llvm::Expected<ProbedGpu> checkCudaDevice(TargetDescription &target,
                                                  int ordinal) {
   llvm::Expected<CudaDeviceInfo> device = probeCudaDevice(ordinal);
@@ -94,12 +106,8 @@ static llvm::Expected<ProbedGpu> checkCudaDevice(TargetDescription &target,
         "--target cuda:%s",
         ordinal, device->name.c_str(), device->getChip().c_str(),
         target.chip.c_str(), device->getChip().c_str());
-  target.gpu.multiprocessors = device->multiprocessors;
-  if (device->maxThreadsPerBlock)
-    target.gpu.maxThreadsPerBlock = device->maxThreadsPerBlock;
-  if (device->sharedMemoryPerBlockOptinBytes)
-    target.gpu.sharedMemoryPerBlockBytes =
-        device->sharedMemoryPerBlockOptinBytes;
+  // Blocks may opt in to more shared memory than the default 48 KiB.
+  applyDeviceLimits(target, *device, device->sharedMemoryPerBlockOptinBytes);
   std::string description =
       llvm::formatv("CUDA device #{0}: {1} ({2}, {3} SMs, {4} MiB L2, "
                     "driver {5}.{6})",
@@ -124,11 +132,7 @@ static llvm::Expected<ProbedGpu> checkHipDevice(TargetDescription &target,
         "--target rocm:%s",
         ordinal, device->name.c_str(), device->getChip().c_str(),
         target.chip.c_str(), device->getChip().c_str());
-  target.gpu.multiprocessors = device->multiprocessors;
-  if (device->maxThreadsPerBlock)
-    target.gpu.maxThreadsPerBlock = device->maxThreadsPerBlock;
-  if (device->sharedMemoryPerBlockBytes)
-    target.gpu.sharedMemoryPerBlockBytes = device->sharedMemoryPerBlockBytes;
+  applyDeviceLimits(target, *device, device->sharedMemoryPerBlockBytes);
   std::string description =
       llvm::formatv("AMD GPU #{0}: {1} ({2}, {3} CUs, {4} MiB L2, HIP "
                     "{5}.{6})",
