@@ -89,6 +89,20 @@ static void applyDeviceLimits(TargetDescription &target,
     target.gpu.sharedMemoryPerBlockBytes = sharedMemoryPerBlockBytes;
 }
 
+/// "CUDA device #0 (NAME) is sm_80: code for sm_90 does not run on it; use
+/// --target cuda:sm_80".
+static llvm::Error wrongDeviceError(const TargetDescription &target,
+                                    const GpuDeviceInfo &device,
+                                    llvm::StringRef deviceChip) {
+  return llvm::createStringError(
+      llvm::formatv("{0} #{1} ({2}) is {3}: code for {4} does not run on it; "
+                    "use --target {5}:{3}",
+                    getGpuDeviceNoun(target), device.ordinal, device.name,
+                    deviceChip, target.chip,
+                    stringifyTargetFamily(target.family))
+          .str());
+}
+
 static llvm::Expected<ProbedGpu> checkCudaDevice(TargetDescription &target,
                                                  int ordinal) {
   llvm::Expected<CudaDeviceInfo> device = probeCudaDevice(ordinal);
@@ -100,12 +114,7 @@ static llvm::Expected<ProbedGpu> checkCudaDevice(TargetDescription &target,
   // it); arch-specific targets (sm_90a) run on XY only.
   bool specific = llvm::StringRef(target.chip).ends_with("a");
   if (wanted && (have < *wanted || (specific && have != *wanted)))
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "CUDA device #%d (%s) is %s: code for %s does not run on it; use "
-        "--target cuda:%s",
-        ordinal, device->name.c_str(), device->getChip().c_str(),
-        target.chip.c_str(), device->getChip().c_str());
+    return wrongDeviceError(target, *device, device->getChip());
   // Blocks may opt in to more shared memory than the default 48 KiB.
   applyDeviceLimits(target, *device, device->sharedMemoryPerBlockOptinBytes);
   std::string description =
@@ -126,12 +135,7 @@ static llvm::Expected<ProbedGpu> checkHipDevice(TargetDescription &target,
     return device.takeError();
   // A code object runs on the processor it was built for only.
   if (device->getChip() != target.chip)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "AMD GPU #%d (%s) is %s: code for %s does not run on it; use "
-        "--target rocm:%s",
-        ordinal, device->name.c_str(), device->getChip().c_str(),
-        target.chip.c_str(), device->getChip().c_str());
+    return wrongDeviceError(target, *device, device->getChip());
   applyDeviceLimits(target, *device, device->sharedMemoryPerBlockBytes);
   std::string description =
       llvm::formatv("AMD GPU #{0}: {1} ({2}, {3} CUs, {4} MiB L2, HIP "
