@@ -294,6 +294,10 @@ FailureOr<KernelModule> ke::buildKernelModule(Operation *anchor,
     resultBuffers.insert(buffer);
   }
   KernelModule kernel;
+  kernel.argumentValues.assign(external.begin(), external.end());
+  for (OpResult result : results)
+    kernel.resultArguments.emplace_back(
+        result, llvm::find(external, resultBuffer(result)) - external.begin());
   llvm::DenseMap<Value, BufferRole> roles;
   for (Value value : external) {
     bool isRead = read.contains(value);

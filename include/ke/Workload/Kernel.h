@@ -59,6 +59,13 @@ struct KernelArgument {
 struct KernelModule {
   mlir::OwningOpRef<mlir::ModuleOp> module;
   llvm::SmallVector<KernelArgument> arguments;
+  /// The value of the source module that each argument stands for (the
+  /// group's operands from outside it, in argument order): what a whole-
+  /// model compile passes for each buffer.
+  llvm::SmallVector<mlir::Value> argumentValues;
+  /// The group's results, each with the index of the argument it is written
+  /// into (its init, followed through the group's fills).
+  llvm::SmallVector<std::pair<mlir::Value, unsigned>> resultArguments;
 };
 
 /// Which neighbours of an anchor join its kernel. Which one a target uses is

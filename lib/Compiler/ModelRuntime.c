@@ -1,0 +1,320 @@
+/*===- ModelRuntime.c - What runs a compiled GPU model -------------------===*\
+|*                                                                            *|
+|* Linked into every model that `ke-opt compile --target cuda:...` writes as  *|
+|* a shared library, beside the model's blob (ke/Compiler/ModelFormat.h). It  *|
+|* implements the ABI of ke-c/ke_model.h: on the first call it opens the CUDA *|
+|* driver with dlopen (as ke's runner does: no link-time CUDA dependency),    *|
+|* loads each kernel group's image and resolves its kernels; every call then  *|
+|* allocates the temporaries on the caller's stream, runs the steps (launches *|
+|* with the tuned grid, block and shared memory, copies) and frees them.      *|
+|*                                                                            *|
+|* Plain C with no library beyond libc: ke-opt embeds this file's object and  *|
+|* links models on machines that have no C++ runtime to link against.         *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#include "ke-c/ke_model.h"
+#include "ke/Compiler/ModelFormat.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KE_EXPORT __attribute__((visibility("default")))
+
+/* The model: written by the compiler into the same shared object. */
+extern const unsigned char ke_model_blob[];
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef void *CUcontext, *CUmodule, *CUfunction, *CUstream;
+
+enum { CUDA_SUCCESS = 0, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8 };
+
+/* The driver functions the runtime uses, as cuda.h binds their names. */
+static struct {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuGetErrorName)(CUresult, const char **);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+  CUresult (*cuCtxGetCurrent)(CUcontext *);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuModuleLoadData)(CUmodule *, const void *);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **);
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemAllocAsync)(CUdeviceptr *, size_t, CUstream);
+  CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+} cu;
+
+/* What the first call loads: kept for the life of the process. */
+static struct {
+  int loaded;
+  CUcontext context;
+  CUfunction *functions;  /* one per launch */
+  CUdeviceptr *constants; /* one per constant */
+} model;
+
+static pthread_mutex_t loadLock = PTHREAD_MUTEX_INITIALIZER;
+static __thread char lastError[1024];
+
+static const ke_model_header *header(void) {
+  return (const ke_model_header *)ke_model_blob;
+}
+
+static const void *at(uint64_t offset) { return ke_model_blob + offset; }
+
+static int fail(const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  vsnprintf(lastError, sizeof(lastError), format, args);
+  va_end(args);
+  return 1;
+}
+
+/* "cuLaunchKernel: CUDA_ERROR_... (text)". */
+static int failCuda(const char *what, CUresult result) {
+  const char *name = 0, *text = 0;
+  if (cu.cuGetErrorName)
+    cu.cuGetErrorName(result, &name);
+  if (cu.cuGetErrorString)
+    cu.cuGetErrorString(result, &text);
+  return fail("ke model: %s: %s (%s)", what, name ? name : "CUDA error",
+              text ? text : "no description");
+}
+
+#define CHECK(call, what)                                                      \
+  do {                                                                         \
+    CUresult checked_ = (call);                                                \
+    if (checked_ != CUDA_SUCCESS)                                              \
+      return failCuda(what, checked_);                                         \
+  } while (0)
+
+/* Resolves `name` from `library` into `*function`; the first of `name` and
+   `fallback` that exists. */
+static int resolve(void *library, void *function, const char *name,
+                   const char *fallback) {
+  void *symbol = dlsym(library, name);
+  if (!symbol && fallback)
+    symbol = dlsym(library, fallback);
+  if (!symbol)
+    return fail("ke model: the CUDA driver lacks %s", name);
+  memcpy(function, &symbol, sizeof(symbol));
+  return 0;
+}
+
+static int openDriver(void) {
+  const char *name = getenv("KE_CUDA_LIBRARY");
+  if (!name || !*name)
+    name = "libcuda.so.1";
+  void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    return fail("ke model: no CUDA driver (%s: %s)", name, dlerror());
+  if (resolve(library, &cu.cuInit, "cuInit", 0) ||
+      resolve(library, &cu.cuGetErrorName, "cuGetErrorName", 0) ||
+      resolve(library, &cu.cuGetErrorString, "cuGetErrorString", 0) ||
+      resolve(library, &cu.cuCtxGetCurrent, "cuCtxGetCurrent", 0) ||
+      resolve(library, &cu.cuCtxSetCurrent, "cuCtxSetCurrent", 0) ||
+      resolve(library, &cu.cuDeviceGet, "cuDeviceGet", 0) ||
+      resolve(library, &cu.cuDevicePrimaryCtxRetain,
+              "cuDevicePrimaryCtxRetain", 0) ||
+      resolve(library, &cu.cuModuleLoadData, "cuModuleLoadData", 0) ||
+      resolve(library, &cu.cuModuleGetFunction, "cuModuleGetFunction", 0) ||
+      resolve(library, &cu.cuFuncSetAttribute, "cuFuncSetAttribute", 0) ||
+      resolve(library, &cu.cuLaunchKernel, "cuLaunchKernel", 0) ||
+      resolve(library, &cu.cuMemAlloc, "cuMemAlloc_v2", "cuMemAlloc") ||
+      resolve(library, &cu.cuMemFree, "cuMemFree_v2", "cuMemFree") ||
+      resolve(library, &cu.cuMemcpyHtoD, "cuMemcpyHtoD_v2", "cuMemcpyHtoD") ||
+      resolve(library, &cu.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2",
+              "cuMemcpyDtoDAsync"))
+    return 1;
+  /* Stream-ordered allocation needs a CUDA 11.2 driver; older ones
+     allocate synchronously. */
+  cu.cuMemAllocAsync = 0;
+  cu.cuMemFreeAsync = 0;
+  resolve(library, &cu.cuMemAllocAsync, "cuMemAllocAsync", 0);
+  resolve(library, &cu.cuMemFreeAsync, "cuMemFreeAsync", 0);
+  if (!cu.cuMemAllocAsync || !cu.cuMemFreeAsync)
+    cu.cuMemAllocAsync = 0, cu.cuMemFreeAsync = 0;
+  lastError[0] = 0;
+  return 0;
+}
+
+/* Loads the images, kernels and constants into the current context (or the
+   primary context of device 0). Called once, under loadLock. */
+static int load(void) {
+  const ke_model_header *h = header();
+  if (h->magic != KE_MODEL_MAGIC || h->version != KE_MODEL_FORMAT_VERSION)
+    return fail("ke model: the model blob is damaged or of another version");
+  if (openDriver())
+    return 1;
+  CHECK(cu.cuInit(0), "cuInit");
+  CUcontext context = 0;
+  CHECK(cu.cuCtxGetCurrent(&context), "cuCtxGetCurrent");
+  if (!context) {
+    CUdevice device;
+    CHECK(cu.cuDeviceGet(&device, 0), "cuDeviceGet");
+    CHECK(cu.cuDevicePrimaryCtxRetain(&context, device),
+          "cuDevicePrimaryCtxRetain");
+    CHECK(cu.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+  }
+  const ke_model_image *images = at(h->images);
+  CUmodule *modules = calloc(h->num_images ? h->num_images : 1,
+                             sizeof(CUmodule));
+  model.functions = calloc(h->num_launches ? h->num_launches : 1,
+                           sizeof(CUfunction));
+  model.constants = calloc(h->num_constants ? h->num_constants : 1,
+                           sizeof(CUdeviceptr));
+  if (!modules || !model.functions || !model.constants)
+    return fail("ke model: out of host memory");
+  for (uint32_t i = 0; i < h->num_images; ++i)
+    CHECK(cu.cuModuleLoadData(&modules[i], at(images[i].data)),
+          "cuModuleLoadData");
+  const ke_model_launch *launches = at(h->launches);
+  for (uint32_t i = 0; i < h->num_launches; ++i) {
+    const ke_model_launch *launch = &launches[i];
+    const char *name = at(launch->kernel_name);
+    CUresult result = cu.cuModuleGetFunction(&model.functions[i],
+                                             modules[launch->image], name);
+    if (result != CUDA_SUCCESS)
+      return failCuda(name, result);
+    /* Beyond 48 KiB, dynamic shared memory is opted into per kernel. */
+    if (launch->dynamic_shared_memory_bytes > 48 * 1024)
+      CHECK(cu.cuFuncSetAttribute(
+                model.functions[i],
+                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                (int)launch->dynamic_shared_memory_bytes),
+            "cuFuncSetAttribute(max dynamic shared memory)");
+  }
+  free(modules); /* the modules stay loaded; their handles are not needed */
+  const ke_model_constant *constants = at(h->constants);
+  for (uint32_t i = 0; i < h->num_constants; ++i) {
+    CHECK(cu.cuMemAlloc(&model.constants[i],
+                        constants[i].bytes ? constants[i].bytes : 1),
+          "cuMemAlloc (constant)");
+    CHECK(cu.cuMemcpyHtoD(model.constants[i], at(constants[i].data),
+                          constants[i].bytes),
+          "cuMemcpyHtoD (constant)");
+  }
+  model.context = context;
+  model.loaded = 1;
+  return 0;
+}
+
+static int ensureLoaded(void) {
+  pthread_mutex_lock(&loadLock);
+  int status = model.loaded ? 0 : load();
+  pthread_mutex_unlock(&loadLock);
+  if (status)
+    return status;
+  CUcontext current = 0;
+  CHECK(cu.cuCtxGetCurrent(&current), "cuCtxGetCurrent");
+  if (!current)
+    CHECK(cu.cuCtxSetCurrent(model.context), "cuCtxSetCurrent");
+  else if (current != model.context)
+    return fail("ke model: called from another CUDA context than the one "
+                "the model was loaded into");
+  return 0;
+}
+
+/* Launch `index` with the slots' addresses. */
+static int launch(uint32_t index, const CUdeviceptr *slots, CUstream stream) {
+  const ke_model_header *h = header();
+  const ke_model_launch *l = (const ke_model_launch *)at(h->launches) + index;
+  const ke_model_arg *args = (const ke_model_arg *)at(h->args) + l->first_arg;
+  uint64_t values[l->num_args ? l->num_args : 1];
+  void *params[l->num_args ? l->num_args : 1];
+  for (uint32_t i = 0; i < l->num_args; ++i) {
+    /* The driver reads each parameter at its declared size from the start
+       of its value, so 32-bit ones sit in the low bytes (little-endian). */
+    values[i] = args[i].kind == KE_ARG_POINTER ? slots[args[i].slot]
+                                               : args[i].value;
+    params[i] = &values[i];
+  }
+  CUresult result = cu.cuLaunchKernel(
+      model.functions[index], l->grid[0], l->grid[1], l->grid[2], l->block[0],
+      l->block[1], l->block[2], l->dynamic_shared_memory_bytes, stream,
+      params, 0);
+  if (result != CUDA_SUCCESS)
+    return failCuda((const char *)at(l->kernel_name), result);
+  return 0;
+}
+
+static void freeTemps(const CUdeviceptr *slots, CUstream stream) {
+  const ke_model_header *h = header();
+  const ke_model_slot *s = at(h->slots);
+  for (uint32_t i = 0; i < h->num_slots; ++i) {
+    if (s[i].kind != KE_SLOT_TEMP || !slots[i])
+      continue;
+    if (cu.cuMemFreeAsync)
+      cu.cuMemFreeAsync(slots[i], stream);
+    else
+      cu.cuMemFree(slots[i]);
+  }
+}
+
+KE_EXPORT int ke_model_abi_version(void) { return 1; }
+
+KE_EXPORT const char *ke_model_signature(void) {
+  return (const char *)at(header()->signature);
+}
+
+KE_EXPORT const char *ke_model_last_error(void) { return lastError; }
+
+KE_EXPORT int ke_model_run(void *stream, void *const *buffers) {
+  if (ensureLoaded())
+    return 1;
+  const ke_model_header *h = header();
+  const ke_model_slot *s = at(h->slots);
+  CUdeviceptr *slots = calloc(h->num_slots ? h->num_slots : 1,
+                              sizeof(CUdeviceptr));
+  if (!slots)
+    return fail("ke model: out of host memory");
+  int status = 0;
+  for (uint32_t i = 0; i < h->num_slots && !status; ++i) {
+    switch (s[i].kind) {
+    case KE_SLOT_INPUT:
+      slots[i] = (CUdeviceptr)buffers[s[i].index];
+      break;
+    case KE_SLOT_OUTPUT:
+      slots[i] = (CUdeviceptr)buffers[h->num_inputs + s[i].index];
+      break;
+    case KE_SLOT_CONSTANT:
+      slots[i] = model.constants[s[i].index];
+      break;
+    default: {
+      size_t bytes = s[i].bytes ? s[i].bytes : 1;
+      CUresult result = cu.cuMemAllocAsync
+                            ? cu.cuMemAllocAsync(&slots[i], bytes, stream)
+                            : cu.cuMemAlloc(&slots[i], bytes);
+      if (result != CUDA_SUCCESS)
+        status = failCuda("cuMemAlloc (temporary)", result);
+    }
+    }
+  }
+  const ke_model_step *steps = at(h->steps);
+  for (uint32_t i = 0; i < h->num_steps && !status; ++i) {
+    if (steps[i].op == KE_STEP_LAUNCH) {
+      status = launch(steps[i].a, slots, stream);
+    } else {
+      CUresult result = cu.cuMemcpyDtoDAsync(
+          slots[steps[i].a], slots[steps[i].b], steps[i].bytes, stream);
+      if (result != CUDA_SUCCESS)
+        status = failCuda("cuMemcpyDtoDAsync", result);
+    }
+  }
+  freeTemps(slots, stream);
+  free(slots);
+  return status;
+}
