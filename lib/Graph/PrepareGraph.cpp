@@ -35,8 +35,9 @@ void ke::buildGraphPreparationPipeline(OpPassManager &pm,
   pm.addPass(createFoldBroadcastsIntoConsumersPass());
   pm.addPass(createEraseDeadResultsPass());
   pm.addPass(createFoldReductionUnitDimsPass());
+  if (options.demoteF64)
+    pm.addPass(createDemoteF64Pass());
   pm.addPass(createFuseElementwiseChainsPass());
-  (void)options;
 }
 
 LogicalResult ke::prepareGraph(ModuleOp module,

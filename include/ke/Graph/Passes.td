@@ -121,6 +121,26 @@ def FuseElementwiseChainsPass : Pass<"ke-fuse-elementwise-chains"> {
                            "::mlir::affine::AffineDialect"];
 }
 
+def DemoteF64Pass : Pass<"ke-demote-f64"> {
+  let summary = "Compute in f32 what importers compute in f64 from f32 data";
+  let description = [{
+    torch-mlir computes the variance of LayerNorm, BatchNorm, InstanceNorm
+    and GroupNorm in f64: an arith.extf of f32 data to f64, reductions and
+    elementwise ops on f64 tensors, and an arith.truncf back. PyTorch's own
+    CPU and CUDA kernels accumulate the variance of f32 inputs in f32 (with
+    Welford or two-pass sums), so f32 is what the model computes when it
+    runs; f64 only doubles the memory traffic and runs at 1/2 (CPU SIMD) to
+    1/64 (consumer GPUs) of the f32 rate. This pass demotes every
+    linalg.generic whose f64 tensors are all derived from f32 data: its f64
+    operands and results become f32, arith.extf from f32 to f64 in bodies
+    disappears, arith.truncf from f64 to f32 disappears, f64 arithmetic and
+    constants become f32. Ops that read f64 data from elsewhere (a function
+    argument, an f64 constant tensor) are left alone.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def PrepareGraphPass : Pass<"ke-prepare-graph", "::mlir::ModuleOp"> {
   let summary = "Run ke's whole graph preparation (prepareGraph)";
   let description = [{
