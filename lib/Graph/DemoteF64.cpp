@@ -70,7 +70,8 @@ bool isDemotableOperand(Value value, const DenseSet<Value> &derived) {
 
 /// The ops of `function` to retype, or failure when an f64 value derived
 /// from f32 data reaches something that cannot be retyped.
-FailureOr<SmallVector<Operation *>> findDemotable(FunctionOpInterface function) {
+FailureOr<SmallVector<Operation *>>
+findDemotable(FunctionOpInterface function) {
   llvm::SetVector<Operation *> demoted;
   DenseSet<Value> derived;
   bool grew = true;
@@ -111,9 +112,9 @@ FailureOr<SmallVector<Operation *>> findDemotable(FunctionOpInterface function) 
           llvm::any_of(generic->getResultTypes(), isF64Tensor)) {
         if (retyped.contains(user))
           continue;
-        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << user->getName()
-                                << " at " << user->getLoc()
-                                << " reads f64; keeping f64\n");
+        LLVM_DEBUG(llvm::dbgs()
+                   << "[" DEBUG_TYPE "] " << user->getName() << " at "
+                   << user->getLoc() << " reads f64; keeping f64\n");
         return failure();
       }
       retyped.insert(user);

@@ -51,9 +51,9 @@ struct FoldIntoElementwiseGeneric : OpRewritePattern<linalg::GenericOp> {
         continue;
       unsigned index = operand->getOperandNumber();
       AffineMap newMap = composeThroughProducer(producer, maps[index]);
-      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << producer->getName()
-                              << " into operand " << index << ": " << newMap
-                              << "\n");
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] " << producer->getName()
+                 << " into operand " << index << ": " << newMap << "\n");
       maps[index] = newMap;
       replacements.push_back({operand, producer.getDpsInputs()[0]});
     }

@@ -82,8 +82,7 @@ struct FoldReductionUnitDimsPass
     linalg::FillOp::getCanonicalizationPatterns(patterns, &getContext());
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
                                                          &getContext());
-    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns,
-                                                       &getContext());
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     tensor::populateFoldTensorEmptyPatterns(patterns);
     // The producers and users of the ops are where the reshapes land.
     // Two levels of producers: the fills of inits and their empties, which

@@ -66,9 +66,8 @@ struct FoldTransposeIntoContraction : OpRewritePattern<ContractionOp> {
       AffineMap newMap = composeThroughProducer(transpose, maps[index]);
       if (!isAcceptedLayout(op, maps[index], newMap))
         continue;
-      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] operand " << index
-                              << ": " << maps[index] << " -> " << newMap
-                              << "\n");
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] operand " << index << ": "
+                              << maps[index] << " -> " << newMap << "\n");
       maps[index] = newMap;
       replacements.push_back({operand, transpose.getDpsInputs()[0]});
     }

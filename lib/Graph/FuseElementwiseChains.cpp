@@ -50,9 +50,8 @@ bool shouldFuse(OpOperand *operand) {
               isSingleResultElementwise(consumer) &&
               producer->getResult(0).hasOneUse();
   LLVM_DEBUG(if (fuse) llvm::dbgs()
-             << "[" DEBUG_TYPE "] fusing the producer at "
-             << producer->getLoc() << " into the consumer at "
-             << consumer->getLoc() << "\n");
+             << "[" DEBUG_TYPE "] fusing the producer at " << producer->getLoc()
+             << " into the consumer at " << consumer->getLoc() << "\n");
   return fuse;
 }
 

@@ -41,8 +41,7 @@ void ke::applyGraphPatterns(Operation *root,
   (void)debugType;
 }
 
-linalg::LinalgOp ke::getDataMovementProducer(Value value,
-                                             bool allowBroadcast) {
+linalg::LinalgOp ke::getDataMovementProducer(Value value, bool allowBroadcast) {
   Operation *def = value.getDefiningOp();
   if (!def || !(isa<linalg::TransposeOp>(def) ||
                 (allowBroadcast && isa<linalg::BroadcastOp>(def))))

@@ -4,8 +4,9 @@
 // ones, and must leave alone what they have nothing to do for: their
 // pattern driver neither folds nor moves constants (the greedy driver's
 // defaults would hoist and merge every arith.constant of a hand-written
-// file), nor erases the ops a hand-written file leaves unused. Folding a transpose or broadcast into a consumer composes the
-// maps the same way for contractions and elementwise generics.
+// file), nor erases the ops a hand-written file leaves unused. Folding a
+// transpose or broadcast into a consumer composes the maps the same way for
+// contractions and elementwise generics.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KE_LIB_GRAPH_GRAPHSUPPORT_H

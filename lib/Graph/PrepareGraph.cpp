@@ -44,15 +44,14 @@ LogicalResult ke::prepareGraph(ModuleOp module,
                                const GraphPreparationOptions &options) {
   PassManager pm(module->getContext(), ModuleOp::getOperationName());
   buildGraphPreparationPipeline(pm, options);
-  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] demote-f64="
-                          << options.demoteF64 << "\n");
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] demote-f64=" << options.demoteF64
+                          << "\n");
   return pm.run(module);
 }
 
 namespace {
 
-struct PrepareGraphPass
-    : ke::impl::PrepareGraphPassBase<PrepareGraphPass> {
+struct PrepareGraphPass : ke::impl::PrepareGraphPassBase<PrepareGraphPass> {
   using PrepareGraphPassBase::PrepareGraphPassBase;
 
   void runOnOperation() override {
