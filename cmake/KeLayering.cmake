@@ -6,7 +6,7 @@
 # library stay within what it links.
 set(KE_LIBRARY_LAYERS
   "KeSupport,KeTarget,KeWorkload"  # 0: no ke dependencies
-  "KeSketch,KeCodegen,KeDatabase"  # 1: rules, lowering, records
+  "KeSketch,KeCodegen,KeDatabase,KeGraph"  # 1: rules, lowering, records, graph preparation
   "KeSchedule,KeRuntime"           # 2: schedules; running kernels
   "KeMeasure,KeTunedSchedules"     # 3: measuring candidates; records <-> schedules
   "KeSearch,KeTransforms"          # 4: tuning; the apply pass

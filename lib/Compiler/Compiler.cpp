@@ -14,12 +14,19 @@
 
 #include "CompilerInternal.h"
 
+#include "ke/Graph/GraphPreparation.h"
+
 using namespace mlir;
 using namespace ke;
 
 FailureOr<CompiledModule> ke::compileModule(ModuleOp module,
                                             const TargetDescription &target,
                                             const CompileOptions &options) {
+  // The workloads the schedules were tuned for are those of the prepared
+  // graph (ke-opt tune prepares its inputs the same way).
+  if (options.prepareGraph &&
+      failed(prepareGraph(module, options.graphPreparation)))
+    return failure();
   if (target.isGpu()) {
     if (options.reference)
       return module.emitError("ke: the reference (no schedules) compiles for "

@@ -8,6 +8,7 @@
 #include "ke/InitAll/InitAll.h"
 
 #include "ke/Codegen/Passes.h"
+#include "ke/Graph/Passes.h"
 #include "ke/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -204,6 +205,7 @@ static void registerKePassesOnceImpl() {
   // ke's own passes (--ke-apply-tuned-schedules, the GPU lowering's steps).
   ke::registerKeTransformsPasses();
   ke::registerKeCodegenPasses();
+  ke::registerKeGraphPasses();
   // General cleanups.
   registerCanonicalizerPass();
   registerCSEPass();

@@ -270,6 +270,8 @@ int ke::runCompileCommand() {
   options.stage = emitKind;
   options.openmp = useOpenMP;
   options.reference = referenceOnly;
+  options.prepareGraph = !noPrepareGraphOption;
+  options.graphPreparation = getGraphPreparationOptions();
   // An upstream crash on some input (a transform, a lowering, the backend)
   // is an error with exit code 1, not a crash of the build.
   FailureOr<CompiledModule> compiled = failure();

@@ -75,6 +75,24 @@ cl::opt<uint64_t> ke::seedOption("seed", cl::desc("Random seed"), cl::init(0),
                                  cl::sub(getTuneCommand()),
                                  cl::sub(getBenchCommand()));
 
+cl::opt<bool> ke::noPrepareGraphOption(
+    "no-prepare-graph",
+    cl::desc("Take the inputs as they are: skip the graph preparation "
+             "(transposes and broadcasts folded into their consumers, "
+             "elementwise chains fused, dead results dropped; "
+             "docs/workloads.md)"),
+    cl::init(false), cl::sub(getWorkloadsCommand()),
+    cl::sub(getSketchesCommand()), cl::sub(getTuneCommand()),
+    cl::sub(getCompileCommand()), cl::sub(getBenchCommand()));
+cl::opt<bool> ke::demoteF64Option(
+    "demote-f64",
+    cl::desc("Graph preparation: compute in f32 what the input computes in "
+             "f64 from f32 data, as PyTorch's kernels do (default true; "
+             "--demote-f64=false keeps f64)"),
+    cl::init(true), cl::sub(getWorkloadsCommand()),
+    cl::sub(getSketchesCommand()), cl::sub(getTuneCommand()),
+    cl::sub(getCompileCommand()), cl::sub(getBenchCommand()));
+
 llvm::ArrayRef<Subcommand> ke::getSubcommands() {
   static const Subcommand subcommands[] = {
       {&getWorkloadsCommand(), runWorkloadsCommand},

@@ -51,6 +51,10 @@ extern llvm::cl::list<std::string> inputFiles;
 extern llvm::cl::opt<std::string> targetOption;
 extern llvm::cl::opt<std::string> dbOption;
 extern llvm::cl::opt<uint64_t> seedOption;
+/// --no-prepare-graph: skip the graph preparation (ke/Graph) of inputs.
+extern llvm::cl::opt<bool> noPrepareGraphOption;
+/// --demote-f64: the graph preparation's f64 demotion (on by default).
+extern llvm::cl::opt<bool> demoteF64Option;
 
 } // namespace ke
 

@@ -3,6 +3,7 @@
 #include "ToolSupport.h"
 #include "Subcommands.h"
 
+#include "ke/Graph/GraphPreparation.h"
 #include "ke/InitAll/InitAll.h"
 #include "ke/Runtime/CudaRunner.h"
 #include "ke/Runtime/HipRunner.h"
@@ -26,10 +27,23 @@ LoadedInputs ke::loadInputs(llvm::ArrayRef<std::string> files,
       inputs.failed = true;
       continue;
     }
+    // Every subcommand sees the same prepared graph (compileModule prepares
+    // the same way).
+    if (!noPrepareGraphOption &&
+        failed(prepareGraph(*module, getGraphPreparationOptions()))) {
+      inputs.failed = true;
+      continue;
+    }
     collectWorkloads(*module, inputs.workloads);
     inputs.modules.push_back(std::move(module));
   }
   return inputs;
+}
+
+GraphPreparationOptions ke::getGraphPreparationOptions() {
+  GraphPreparationOptions options;
+  options.demoteF64 = demoteF64Option;
+  return options;
 }
 
 std::optional<TargetDescription>

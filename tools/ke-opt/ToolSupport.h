@@ -2,6 +2,7 @@
 #ifndef KE_TOOLS_KE_OPT_TOOLSUPPORT_H
 #define KE_TOOLS_KE_OPT_TOOLSUPPORT_H
 
+#include "ke/Graph/GraphPreparation.h"
 #include "ke/Target/Target.h"
 #include "ke/Workload/Workload.h"
 
@@ -24,9 +25,13 @@ struct LoadedInputs {
   bool failed = false;
 };
 
-/// Loads every file with located diagnostics through `context`'s handler.
+/// Loads every file with located diagnostics through `context`'s handler,
+/// and prepares its graph (ke/Graph) unless --no-prepare-graph.
 LoadedInputs loadInputs(llvm::ArrayRef<std::string> files,
                         mlir::MLIRContext &context);
+
+/// The graph preparation that --demote-f64 asks for.
+GraphPreparationOptions getGraphPreparationOptions();
 
 /// Parses the --target option; reports an error for `command` on failure.
 std::optional<TargetDescription> parseTargetOption(llvm::StringRef command);

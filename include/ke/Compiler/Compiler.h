@@ -19,6 +19,7 @@
 #define KE_COMPILER_COMPILER_H
 
 #include "ke/Codegen/GpuKernel.h"
+#include "ke/Graph/GraphPreparation.h"
 #include "ke/Target/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -56,6 +57,10 @@ struct CompileOptions {
   /// CPU: apply no schedule (linalg ops become plain loops: the reference
   /// that candidates are checked against).
   bool reference = false;
+  /// Run the graph preparation (ke/Graph/GraphPreparation.h) first, as
+  /// ke-opt's other subcommands do on their inputs.
+  bool prepareGraph = true;
+  GraphPreparationOptions graphPreparation;
 };
 
 /// One kernel group of a GPU compile.

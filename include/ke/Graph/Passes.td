@@ -1,0 +1,163 @@
+//===- Passes.td - Graph preparation before workload extraction -*- tablegen -*-===//
+//
+// Rewrites of whole functions that turn what importers (torch-mlir's
+// linalg-on-tensors output) produce into the shapes ke's workload extraction
+// and sketch rules handle: data movement folded into indexing maps,
+// elementwise chains fused, dead results dropped. prepareGraph
+// (GraphPreparation.h) runs them in order; docs/workloads.md says what each
+// does to an input.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KE_GRAPH_PASSES
+#define KE_GRAPH_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def FoldTransposesIntoContractionsPass
+    : Pass<"ke-fold-transposes-into-contractions"> {
+  let summary = "Fold linalg.transpose producers of matmul and batch_matmul "
+                "operands into the contraction's indexing maps";
+  let description = [{
+    torch-mlir imports every `nn.Linear` as a `linalg.transpose` of the
+    weight feeding `linalg.matmul`; ke would extract the transpose as a
+    data-movement workload of its own (a full copy of the weight per call).
+    This pass rewrites an input operand of `linalg.matmul` or
+    `linalg.batch_matmul` on tensors that a `linalg.transpose` produces into
+    the transpose's input, read through the composed indexing map, as
+    MLIR's `indexing_maps` attribute of those ops allows:
+
+        %wt = linalg.transpose ins(%w : tensor<48x32xf32>)
+                outs(%e : tensor<32x48xf32>) permutation = [1, 0]
+        %r = linalg.matmul ins(%a, %wt : ...) outs(%c : ...)
+      ->
+        %r = linalg.matmul indexing_maps = [(m, n, k) -> (m, k),
+                                            (m, n, k) -> (n, k),
+                                            (m, n, k) -> (m, n)]
+               ins(%a, %w : ...) outs(%c : ...)
+
+    The result is the same op a hand-written transposed matmul is, so both
+    get the same workload key. A batch_matmul's batch dimension must stay
+    first (its verifier allows transposes of the last two dimensions only);
+    other permutations are left alone. The transpose is erased when nothing
+    else reads it.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def FoldBroadcastsIntoConsumersPass
+    : Pass<"ke-fold-broadcasts-into-consumers"> {
+  let summary = "Fold linalg.broadcast and linalg.transpose producers into "
+                "the indexing maps of elementwise linalg.generic consumers";
+  let description = [{
+    An input of an elementwise `linalg.generic` (all loops parallel) on
+    tensors that a `linalg.broadcast` or `linalg.transpose` produces is
+    replaced by the producer's input, read through the composed map; the
+    producer is erased when nothing else reads it. Example: a bias add
+
+        %bb = linalg.broadcast ins(%b : tensor<48xf32>)
+                outs(%e : tensor<64x48xf32>) dimensions = [0]
+        %y = linalg.generic {indexing_maps = [id, id, id], ...}
+               ins(%x, %bb : ...) outs(%e : ...)
+      ->
+        %y = linalg.generic {indexing_maps = [id, (d0, d1) -> (d1), id], ...}
+               ins(%x, %b : ...) outs(%e : ...)
+
+    Broadcasts that feed anything else (a convolution's init) stay.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def EraseDeadResultsPass : Pass<"ke-erase-dead-results"> {
+  let summary = "Drop unused results of linalg.generic ops and the "
+                "computation that only they need";
+  let description = [{
+    torch-mlir's max reduction (softmax, log-softmax, amax) is a generic with
+    two results, the maximum and an i64 index of it that nothing reads;
+    canonicalization keeps the index because its init is read by the body.
+    This pass runs MLIR's erase-unused-operands-and-results patterns
+    (`populateEraseUnusedOperandsAndResultsPatterns`), which first cut such
+    unused cycles and then drop the result, its init and duplicate operands,
+    leaving a one-result row reduction.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def FoldReductionUnitDimsPass : Pass<"ke-fold-reduction-unit-dims"> {
+  let summary = "Drop the unit dimensions of kept-dimension reductions "
+                "(tensor<64x1xf32> read as (d0, d1) -> (d0, 0))";
+  let description = [{
+    torch-mlir keeps reduced dimensions (`keepdim=True`) as unit dimensions
+    read through constant-0 map results: a row maximum is a tensor<64x1xf32>
+    written and read as `(d0, d1) -> (d0, 0)`. ke's row-reduction grouping
+    (getRowReductions in ke/Workload/Kernel.h) expects the row map
+    `(d0, d1) -> (d0)`. This pass runs MLIR's unit-extent-dimension folding
+    (`populateFoldUnitExtentDimsPatterns`, reassociative reshapes) on
+    linalg.generic ops none of whose loops has extent 1, so only such
+    constant-0 operand dimensions go; ops with unit loops (batch 1) keep
+    their shapes, and with them their place in the kernel group of the
+    contraction or convolution that feeds them. Fills and empties of the
+    dropped dimensions fold with their reshapes.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def FuseElementwiseChainsPass : Pass<"ke-fuse-elementwise-chains"> {
+  let summary = "Fuse chains of elementwise linalg.generic ops into one";
+  let description = [{
+    torch-mlir emits the elementwise tail of a layer (bias, activation,
+    scaling) as 3-5 generics, each its own kernel in ke. This pass runs
+    MLIR's elementwise fusion (`populateElementwiseOpsFusionPatterns`)
+    with a control function that fuses a producer into a consumer only when
+    both are elementwise generics on tensors (all loops parallel) with one
+    result and the consumer is the producer's only user. Elementwise ops are
+    never fused into contractions, convolutions or reductions (those are
+    named ops or have reduction loops), and no computation is duplicated, so
+    a GEMM or convolution followed by N elementwise ops becomes the anchor
+    plus one elementwise consumer, which ke's kernel groups fuse into the
+    anchor's kernel.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
+def DemoteF64Pass : Pass<"ke-demote-f64"> {
+  let summary = "Compute in f32 what importers compute in f64 from f32 data";
+  let description = [{
+    torch-mlir computes the variance of LayerNorm, BatchNorm, InstanceNorm
+    and GroupNorm in f64: an arith.extf of f32 data to f64, reductions and
+    elementwise ops on f64 tensors, and an arith.truncf back. PyTorch's own
+    CPU and CUDA kernels accumulate the variance of f32 inputs in f32 (with
+    Welford or two-pass sums), so f32 is what the model computes when it
+    runs; f64 only doubles the memory traffic and runs at 1/2 (CPU SIMD) to
+    1/64 (consumer GPUs) of the f32 rate. This pass demotes every
+    linalg.generic whose f64 tensors are all derived from f32 data: its f64
+    operands and results become f32, arith.extf from f32 to f64 in bodies
+    disappears, arith.truncf from f64 to f32 disappears, f64 arithmetic and
+    constants become f32. Ops that read f64 data from elsewhere (a function
+    argument, an f64 constant tensor) are left alone.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def PrepareGraphPass : Pass<"ke-prepare-graph", "::mlir::ModuleOp"> {
+  let summary = "Run ke's whole graph preparation (prepareGraph)";
+  let description = [{
+    Runs the graph preparation that ke-opt's workloads, sketches, tune, bench
+    and compile apply to their inputs (see ke/Graph/GraphPreparation.h):
+    ke-fold-transposes-into-contractions, ke-fold-broadcasts-into-consumers,
+    ke-erase-dead-results, ke-fold-reduction-unit-dims, ke-demote-f64 (unless
+    `demote-f64=false`) and ke-fuse-elementwise-chains, in that order.
+  }];
+  let options = [
+    Option<"demoteF64", "demote-f64", "bool", /*default=*/"true",
+           "Demote f64 computation on f32 data to f32 (ke-demote-f64)">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+#endif // KE_GRAPH_PASSES

@@ -1,0 +1,64 @@
+//===- GraphSupport.cpp - What the graph preparation passes share ---------===//
+//
+// See GraphSupport.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphSupport.h"
+
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ke-graph"
+
+using namespace mlir;
+
+void ke::applyGraphPatterns(Operation *root,
+                            const FrozenRewritePatternSet &patterns,
+                            llvm::StringRef debugType) {
+  // Every op but those that are dead already: the driver erases dead ops it
+  // visits, and an input's unused ops are the user's (ke-opt workloads
+  // lists them). Ops that the rewrites leave dead are in the list.
+  SmallVector<Operation *> ops;
+  root->walk([&](Operation *op) {
+    if (op != root && !isOpTriviallyDead(op))
+      ops.push_back(op);
+  });
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps)
+      .enableFolding(false)
+      .enableConstantCSE(false);
+  bool changed = false;
+  LogicalResult converged =
+      applyOpPatternsGreedily(ops, patterns, config, &changed);
+  LLVM_DEBUG(llvm::dbgs() << "[" << debugType << "] "
+                          << (changed ? "changed" : "no change")
+                          << (succeeded(converged) ? "" : ", not converged")
+                          << "\n");
+  (void)converged;
+  (void)changed;
+  (void)debugType;
+}
+
+linalg::LinalgOp ke::getDataMovementProducer(Value value, bool allowBroadcast) {
+  Operation *def = value.getDefiningOp();
+  if (!def || !(isa<linalg::TransposeOp>(def) ||
+                (allowBroadcast && isa<linalg::BroadcastOp>(def))))
+    return nullptr;
+  auto producer = cast<linalg::LinalgOp>(def);
+  if (!producer.hasPureTensorSemantics())
+    return nullptr;
+  return producer;
+}
+
+AffineMap ke::composeThroughProducer(linalg::LinalgOp producer,
+                                     AffineMap consumerMap) {
+  AffineMap inputMap =
+      producer.getMatchingIndexingMap(producer.getDpsInputOperand(0));
+  AffineMap resultMap =
+      producer.getMatchingIndexingMap(producer.getDpsInitOperand(0));
+  // producer loops -> input indices, after result indices -> producer
+  // loops, after consumer loops -> result indices.
+  return inputMap.compose(inversePermutation(resultMap)).compose(consumerMap);
+}

@@ -1,0 +1,43 @@
+//===- GraphSupport.h - What the graph preparation passes share -*- C++ -*-===//
+//
+// The passes of lib/Graph rewrite ops the user wrote as well as imported
+// ones, and must leave alone what they have nothing to do for: their
+// pattern driver neither folds nor moves constants (the greedy driver's
+// defaults would hoist and merge every arith.constant of a hand-written
+// file), nor erases the ops a hand-written file leaves unused. Folding a
+// transpose or broadcast into a consumer composes the maps the same way for
+// contractions and elementwise generics.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KE_LIB_GRAPH_GRAPHSUPPORT_H
+#define KE_LIB_GRAPH_GRAPHSUPPORT_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
+
+namespace ke {
+
+/// Applies `patterns` greedily to the ops nested in `root` and the ops they
+/// create, without folding or constant CSE, and without erasing the ops
+/// that were dead before. Not converging is no error (the IR is valid
+/// either way); `debugType` names the pass in debug output.
+void applyGraphPatterns(mlir::Operation *root,
+                        const mlir::FrozenRewritePatternSet &patterns,
+                        llvm::StringRef debugType);
+
+/// The linalg.transpose (or, with `allowBroadcast`, linalg.broadcast) on
+/// tensors that produces `value`; null for anything else.
+mlir::linalg::LinalgOp getDataMovementProducer(mlir::Value value,
+                                               bool allowBroadcast);
+
+/// The map through which a consumer reads the input of `producer` (a
+/// transpose or broadcast, whose result map is a permutation) when it read
+/// the producer's result through `consumerMap`: the producer's input map,
+/// after the inverse of its result map, after `consumerMap`.
+mlir::AffineMap composeThroughProducer(mlir::linalg::LinalgOp producer,
+                                       mlir::AffineMap consumerMap);
+
+} // namespace ke
+
+#endif // KE_LIB_GRAPH_GRAPHSUPPORT_H

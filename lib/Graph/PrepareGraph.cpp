@@ -1,0 +1,67 @@
+//===- PrepareGraph.cpp - The whole graph preparation ---------------------===//
+//
+// prepareGraph (ke/Graph/GraphPreparation.h) and ke-prepare-graph: the
+// steps of ke/Graph/Passes.td in one pipeline, built from their create
+// functions, so that libraries run it without registering passes. Order
+// matters: data movement is folded into its consumers first (a transpose
+// or broadcast between two generics blocks their fusion), dead results go
+// before fusion (an extra result is an extra use), and chains are fused
+// last.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ke/Graph/GraphPreparation.h"
+#include "ke/Graph/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ke-prepare-graph"
+
+using namespace mlir;
+
+namespace ke {
+#define GEN_PASS_DEF_PREPAREGRAPHPASS
+#include "ke/Graph/Passes.h.inc"
+} // namespace ke
+
+void ke::buildGraphPreparationPipeline(OpPassManager &pm,
+                                       const GraphPreparationOptions &options) {
+  pm.addPass(createFoldTransposesIntoContractionsPass());
+  pm.addPass(createFoldBroadcastsIntoConsumersPass());
+  pm.addPass(createEraseDeadResultsPass());
+  pm.addPass(createFoldReductionUnitDimsPass());
+  if (options.demoteF64)
+    pm.addPass(createDemoteF64Pass());
+  pm.addPass(createFuseElementwiseChainsPass());
+}
+
+LogicalResult ke::prepareGraph(ModuleOp module,
+                               const GraphPreparationOptions &options) {
+  PassManager pm(module->getContext(), ModuleOp::getOperationName());
+  buildGraphPreparationPipeline(pm, options);
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] demote-f64=" << options.demoteF64
+                          << "\n");
+  return pm.run(module);
+}
+
+namespace {
+
+struct PrepareGraphPass : ke::impl::PrepareGraphPassBase<PrepareGraphPass> {
+  using PrepareGraphPassBase::PrepareGraphPassBase;
+
+  void runOnOperation() override {
+    ke::GraphPreparationOptions options;
+    options.demoteF64 = demoteF64;
+    OpPassManager pm(ModuleOp::getOperationName());
+    ke::buildGraphPreparationPipeline(pm, options);
+    if (failed(runPipeline(pm, getOperation())))
+      signalPassFailure();
+  }
+};
+
+} // namespace

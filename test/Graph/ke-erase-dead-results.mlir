@@ -1,0 +1,64 @@
+// RUN: ke-opt %s --ke-erase-dead-results | FileCheck %s
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0, 0)>
+
+// torch-mlir's row maximum (softmax, log-softmax, amax) also computes the
+// index of the maximum; nothing reads it. It goes with its fill, leaving a
+// one-result reduction.
+// CHECK-LABEL: func.func @row_max
+// CHECK-NOT: i64
+// CHECK: %[[MAX:.*]] = linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "reduction"]
+// CHECK-SAME: outs(%{{.*}} : tensor<64x1xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[OUT:.*]]: f32):
+// CHECK-NEXT: %[[M:.*]] = arith.maximumf %[[IN]], %[[OUT]] : f32
+// CHECK-NEXT: linalg.yield %[[M]] : f32
+// CHECK-NEXT: } -> tensor<64x1xf32>
+// CHECK-NEXT: return %[[MAX]]
+func.func @row_max(%arg0: tensor<64x256xf32>) -> tensor<64x1xf32> {
+  %c0_i64 = arith.constant 0 : i64
+  %cst = arith.constant 0xFF800000 : f32
+  %0 = tensor.empty() : tensor<64x1xi64>
+  %1 = linalg.fill ins(%c0_i64 : i64) outs(%0 : tensor<64x1xi64>) -> tensor<64x1xi64>
+  %2 = tensor.empty() : tensor<64x1xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<64x1xf32>) -> tensor<64x1xf32>
+  %4:2 = linalg.generic {indexing_maps = [#map, #map1, #map1], iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<64x256xf32>) outs(%3, %1 : tensor<64x1xf32>, tensor<64x1xi64>) {
+  ^bb0(%in: f32, %out: f32, %out_1: i64):
+    %11 = linalg.index 1 : index
+    %12 = arith.index_cast %11 : index to i64
+    %13 = arith.maximumf %in, %out : f32
+    %14 = arith.cmpf ogt, %in, %out : f32
+    %15 = arith.select %14, %12, %out_1 : i64
+    linalg.yield %13, %15 : f32, i64
+  } -> (tensor<64x1xf32>, tensor<64x1xi64>)
+  return %4#0 : tensor<64x1xf32>
+}
+
+// An argmax whose index is returned keeps both results; an op the input
+// leaves unused stays too (only what the rewrites make dead goes).
+// CHECK-LABEL: func.func @argmax
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}}, %{{.*}} : tensor<64x1xf32>, tensor<64x1xi64>)
+// CHECK: arith.select
+// CHECK: %[[UNUSED:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT: return
+func.func @argmax(%arg0: tensor<64x256xf32>) -> tensor<64x1xi64> {
+  %c0_i64 = arith.constant 0 : i64
+  %cst = arith.constant 0xFF800000 : f32
+  %0 = tensor.empty() : tensor<64x1xi64>
+  %1 = linalg.fill ins(%c0_i64 : i64) outs(%0 : tensor<64x1xi64>) -> tensor<64x1xi64>
+  %2 = tensor.empty() : tensor<64x1xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<64x1xf32>) -> tensor<64x1xf32>
+  %4:2 = linalg.generic {indexing_maps = [#map, #map1, #map1], iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<64x256xf32>) outs(%3, %1 : tensor<64x1xf32>, tensor<64x1xi64>) {
+  ^bb0(%in: f32, %out: f32, %out_1: i64):
+    %11 = linalg.index 1 : index
+    %12 = arith.index_cast %11 : index to i64
+    %13 = arith.maximumf %in, %out : f32
+    %14 = arith.cmpf ogt, %in, %out : f32
+    %15 = arith.select %14, %12, %out_1 : i64
+    linalg.yield %13, %15 : f32, i64
+  } -> (tensor<64x1xf32>, tensor<64x1xi64>)
+  %unused = tensor.empty() : tensor<4xf32>
+  return %4#1 : tensor<64x1xi64>
+}

@@ -1,0 +1,59 @@
+// RUN: ke-opt %s --ke-fold-reduction-unit-dims --split-input-file | FileCheck %s
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0, 0)>
+
+// torch-mlir's log-softmax tail: a row sum kept as 64x1 and read through
+// (d0, 0). Afterwards the sum is a tensor<64xf32> read through the row map,
+// its fill too, and no reshape is left between them.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @row_sum
+// CHECK-NOT: tensor.expand_shape
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<64xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]]], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME: outs(%[[FILL]] : tensor<64xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]]
+// CHECK-SAME: ins(%{{.*}}, %[[SUM]] : tensor<64x256xf32>, tensor<64xf32>)
+// CHECK-NOT: tensor.expand_shape
+// CHECK-NOT: tensor<64x1xf32>
+func.func @row_sum(%x: tensor<64x256xf32>) -> tensor<64x256xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<64x1xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<64x1xf32>) -> tensor<64x1xf32>
+  %2 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<64x256xf32>) outs(%1 : tensor<64x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    %s = arith.addf %e, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<64x1xf32>
+  %3 = tensor.empty() : tensor<64x256xf32>
+  %4 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%x, %2 : tensor<64x256xf32>, tensor<64x1xf32>) outs(%3 : tensor<64x256xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %l = math.log %in_1 : f32
+    %d = arith.subf %in, %l : f32
+    linalg.yield %d : f32
+  } -> tensor<64x256xf32>
+  return %4 : tensor<64x256xf32>
+}
+
+// -----
+
+// Batch 1: the elementwise op after a convolution has a unit loop and stays
+// as it is (a reshape would separate it from the convolution's kernel); so
+// does a generic without constant-0 results.
+// CHECK-LABEL: func.func @batch_one
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<1x8x14x14xf32>, tensor<1x8x1x1xf32>)
+// CHECK-NOT: tensor.expand_shape
+func.func @batch_one(%c: tensor<1x8x14x14xf32>, %s: tensor<1x8x1x1xf32>) -> tensor<1x8x14x14xf32> {
+  %e = tensor.empty() : tensor<1x8x14x14xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (0, d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c, %s : tensor<1x8x14x14xf32>, tensor<1x8x1x1xf32>) outs(%e : tensor<1x8x14x14xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %m = arith.mulf %in, %in_1 : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x14x14xf32>
+  return %r : tensor<1x8x14x14xf32>
+}
