@@ -55,7 +55,8 @@ endfunction()
 # The same graph, checked when linking: each library is linked on its own
 # into a shared object, `<Lib>LinkCheck` (its whole archive, the LinkCheck
 # objects of the ke libraries it declares and of theirs, its other declared
-# libraries, libMLIR.so and libLLVM.so) with -z defs. A ke library it uses but does not
+# libraries, libMLIR.so and libLLVM.so, and zlib and zstd, which ke-opt
+# links statically beside LLVM) with -z defs. A ke library it uses but does not
 # declare leaves undefined symbols, which fail that link; a cycle among the
 # declarations fails CMake's generation step (shared libraries may not
 # depend on each other in a cycle). Built with `all`, so a build with a
@@ -77,10 +78,14 @@ function(ke_add_link_check)
       foreach(dep IN LISTS deps)
         if(dep MATCHES "^Ke[A-Z]")
           list(APPEND declared ${dep}LinkCheck)
-        elseif(dep MATCHES "/lib([^/]+)\\.a$")
-          # A static archive by path (SQLite): its shared twin, since
-          # non-PIC archives cannot go into a shared object.
-          list(APPEND declared -l${CMAKE_MATCH_1})
+        elseif(dep MATCHES "^(.*)/lib([^/]+)\\.a$")
+          # A static archive by path with a shared twin (SQLite): the twin,
+          # since a non-PIC archive cannot go into a shared object.
+          if(EXISTS "${CMAKE_MATCH_1}/lib${CMAKE_MATCH_2}.so")
+            list(APPEND declared -l${CMAKE_MATCH_2})
+          else()
+            list(APPEND declared ${dep})
+          endif()
         else()
           list(APPEND declared ${dep})
         endif()
@@ -90,7 +95,7 @@ function(ke_add_link_check)
       # dependencies link.
       target_link_libraries(${lib}LinkCheck
         PRIVATE -Wl,--whole-archive $<TARGET_FILE:${lib}> -Wl,--no-whole-archive
-        PUBLIC ${declared} MLIR LLVM)
+        PUBLIC ${declared} MLIR LLVM z zstd)
       target_link_options(${lib}LinkCheck PRIVATE ${KE_LINKER_FLAG}
                           -Wl,-z,defs)
     endforeach()

@@ -2,6 +2,7 @@
 # Tools are found on PATH: ke-opt's build directory first, then LLVM 22's
 # bin directory (FileCheck, not, split-file, mlir-opt), as upstream does.
 import os
+import sys
 import subprocess
 import lit.formats
 
@@ -17,6 +18,8 @@ path = [os.path.dirname(config.ke_opt), config.llvm_tools_dir,
 config.environment["PATH"] = os.pathsep.join(path)
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%ke_src_root", config.ke_src_root))
+# The Python that runs lit, for tests that load what ke writes (ctypes).
+config.substitutions.append(("%python", sys.executable))
 # Tests must not depend on the caller's database or colours.
 config.environment.pop("KE_DB", None)
 config.environment["TERM"] = "dumb"

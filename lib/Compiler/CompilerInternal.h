@@ -20,6 +20,12 @@ mlir::FailureOr<CompiledModule>
 compileModuleForGpu(mlir::ModuleOp module, const TargetDescription &target,
                     const CompileOptions &options);
 
+/// The shared object of a GPU model whose blob (ke/Compiler/ModelFormat.h)
+/// is `blob`: linked with the model runtime (ModelLibrary.cpp). Errors are
+/// reported at `module`.
+mlir::FailureOr<std::string> linkModelLibrary(mlir::ModuleOp module,
+                                              llvm::StringRef blob);
+
 } // namespace ke
 
 #endif // KE_LIB_COMPILER_COMPILERINTERNAL_H

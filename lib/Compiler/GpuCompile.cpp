@@ -9,13 +9,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompilerInternal.h"
+#include "ModelPlan.h"
 
 #include "ke/Codegen/CpuPipeline.h"
 #include "ke/Codegen/GpuPipeline.h"
 #include "ke/TunedSchedules/TunedSchedules.h"
 #include "ke/Workload/Workload.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -27,6 +30,67 @@ static std::string print(Operation *op) {
   llvm::raw_string_ostream os(text);
   os << *op;
   return text;
+}
+
+/// The public function a model runs: the only public func.func.
+static FailureOr<func::FuncOp> getModelFunction(ModuleOp module) {
+  func::FuncOp found;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isPrivate() || func.isExternal())
+      continue;
+    if (found)
+      return module.emitError("ke: a GPU model has one public function; "
+                              "this module has @")
+             << found.getSymName() << " and @" << func.getSymName();
+    found = func;
+  }
+  if (!found)
+    return module.emitError("ke: the module has no public function to run");
+  return found;
+}
+
+/// The model's shared object, from the kernel groups compiled once per
+/// workload: every occurrence of a workload in the public function launches
+/// its group's kernels on that occurrence's buffers.
+static LogicalResult linkWholeModel(ModuleOp module,
+                                    const TargetDescription &target,
+                                    KernelFusion fusion,
+                                    CompiledModule &compiled) {
+  FailureOr<func::FuncOp> func = getModelFunction(module);
+  if (failed(func))
+    return failure();
+  llvm::StringMap<const GpuKernelBinary *> binaryOfKey;
+  for (const CompiledGpuKernel &kernel : compiled.gpuKernels)
+    binaryOfKey[kernel.workloadKey] = &kernel.binary;
+  // Every group anchor of the function, with its group.
+  std::vector<std::pair<Operation *, llvm::SmallVector<Operation *>>> anchors;
+  func->walk([&](Operation *op) {
+    if (isWorkloadAnchor(op) && !getFusingAnchor(op, fusion))
+      anchors.emplace_back(op, getKernelGroup(op, fusion));
+  });
+  std::vector<KernelModule> kernels;
+  kernels.reserve(anchors.size()); // groups point into it
+  std::vector<PlannedGroup> groups;
+  for (auto &[anchor, ops] : anchors) {
+    const GpuKernelBinary *binary =
+        binaryOfKey.lookup(computeWorkloadKey(anchor));
+    if (!binary)
+      return anchor->emitError("ke: this op's kernel was not compiled");
+    FailureOr<KernelModule> kernel = buildKernelModule(anchor, fusion);
+    if (failed(kernel))
+      return failure();
+    kernels.push_back(std::move(*kernel));
+    groups.push_back({ops, &kernels.back(), binary});
+  }
+  FailureOr<std::string> blob =
+      buildModelBlob(*func, groups, target, getPipelineHash(target));
+  if (failed(blob))
+    return failure();
+  FailureOr<std::string> library = linkModelLibrary(module, *blob);
+  if (failed(library))
+    return failure();
+  compiled.sharedLibrary = std::move(*library);
+  return success();
 }
 
 FailureOr<CompiledModule>
@@ -92,5 +156,8 @@ ke::compileModuleForGpu(ModuleOp module, const TargetDescription &target,
     }
     out.binary = std::move(*binary);
   }
+  if (options.stage == CompileStage::SharedLibrary &&
+      failed(linkWholeModel(module, target, fusion, compiled)))
+    return failure();
   return compiled;
 }

@@ -13,6 +13,8 @@
 #include "ke/Graph/GraphPreparation.h"
 #include "ke/Graph/Passes.h"
 
+#include "mlir/Dialect/Linalg/Passes.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -31,6 +33,9 @@ namespace ke {
 
 void ke::buildGraphPreparationPipeline(OpPassManager &pm,
                                        const GraphPreparationOptions &options) {
+  // Elementwise arith and math on whole tensors (arith.truncf of a tensor)
+  // become linalg.generic, which bufferizes and which ke schedules.
+  pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createFoldTransposesIntoContractionsPass());
   pm.addPass(createFoldBroadcastsIntoConsumersPass());
   pm.addPass(createEraseDeadResultsPass());
@@ -38,6 +43,7 @@ void ke::buildGraphPreparationPipeline(OpPassManager &pm,
   if (options.demoteF64)
     pm.addPass(createDemoteF64Pass());
   pm.addPass(createFuseElementwiseChainsPass());
+  pm.addPass(createSplitSharedEmptiesPass());
 }
 
 LogicalResult ke::prepareGraph(ModuleOp module,

@@ -7,7 +7,10 @@
 // RUN: ke-opt sketches %s --target cpu:a64fx --knobs threads=1,forall.d0=0,forall.d1=0 | FileCheck %s --check-prefix=UNFUSED
 
 // CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
-// CHECK: func.func @kernel(%{{.*}}: memref<96x128xf32>, %{{.*}}: memref<96x64xf32>, %{{.*}}: memref<64x128xf32>)
+// The consumer's destination is a buffer of its own (graph preparation's
+// ke-split-shared-empties gives it a tensor.empty of its own), after the
+// matmul's accumulator and operands.
+// CHECK: func.func @kernel(%{{.*}}: memref<96x128xf32>, %{{.*}}: memref<96x64xf32>, %{{.*}}: memref<64x128xf32>, %{{.*}}: memref<96x128xf32>)
 // CHECK: linalg.fill {ke.producer}
 // CHECK: linalg.matmul {ke.anchor}
 // CHECK: linalg.generic

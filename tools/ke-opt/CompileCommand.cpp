@@ -45,7 +45,10 @@ cl::opt<CompileStage> emitKind(
         clEnumValN(CompileStage::Mlir, "mlir", "the LLVM dialect"),
         clEnumValN(CompileStage::Llvm, "llvm", "optimized LLVM IR"),
         clEnumValN(CompileStage::Asm, "asm", "assembly"),
-        clEnumValN(CompileStage::Obj, "obj", "an object file (default)")),
+        clEnumValN(CompileStage::Obj, "obj", "an object file (default)"),
+        clEnumValN(CompileStage::SharedLibrary, "so",
+                   "cuda targets: the whole model as one shared library "
+                   "(ke-c/ke_model.h); the default when -o ends in .so")),
     cl::sub(getCompileCommand()));
 
 cl::opt<bool> printPipelineHash(
@@ -88,11 +91,13 @@ std::optional<std::string> resolveDatabase() {
 
 /// Where the output goes when -o is not given.
 std::string defaultOutput(llvm::StringRef input) {
-  if (emitKind != CompileStage::Obj)
+  if (emitKind != CompileStage::Obj && emitKind != CompileStage::SharedLibrary)
     return "-";
   TargetFamily family = parseTargetOption("compile")->family;
   if (family != TargetFamily::Cpu) {
-    llvm::StringRef extension = family == TargetFamily::Cuda ? "ptx" : "hsaco";
+    llvm::StringRef extension = emitKind == CompileStage::SharedLibrary ? "so"
+                                : family == TargetFamily::Cuda      ? "ptx"
+                                                                    : "hsaco";
     llvm::SmallString<128> path(llvm::sys::path::filename(input));
     llvm::sys::path::replace_extension(path, extension);
     return input == "-" ? ("a." + extension).str() : path.str().str();
@@ -268,6 +273,10 @@ int ke::runCompileCommand() {
   CompileOptions options;
   options.databasePath = *database;
   options.stage = emitKind;
+  // `-o model.so` for a GPU target asks for the whole model.
+  if (!emitKind.getNumOccurrences() && target->isGpu() &&
+      llvm::StringRef(path).ends_with(".so"))
+    options.stage = CompileStage::SharedLibrary;
   options.openmp = useOpenMP;
   options.reference = referenceOnly;
   options.prepareGraph = !noPrepareGraphOption;
@@ -284,7 +293,9 @@ int ke::runCompileCommand() {
   }
   if (failed(compiled))
     return 1;
-  if (target->isCpu())
+  if (options.stage == CompileStage::SharedLibrary)
+    output->os() << compiled->sharedLibrary;
+  else if (target->isCpu())
     output->os() << compiled->cpuCode;
   else if (!writeGpuKernels(*compiled, *target, path, *output))
     return 1;

@@ -43,6 +43,10 @@ enum class CompileStage {
   /// An object file (CPU); GPU: PTX and, where ptxas runs, a cubin
   /// (CUDA), or an HSA code object (ROCm).
   Obj,
+  /// CUDA: the whole public function as one shared object that runs it
+  /// on the GPU (ke-c/ke_model.h): every kernel group as in Obj, with the
+  /// glue between them.
+  SharedLibrary,
 };
 
 /// Options of compileModule.
@@ -80,6 +84,8 @@ struct CompiledModule {
   std::string cpuCode;
   /// GPU targets: one entry per kernel group, in program order.
   std::vector<CompiledGpuKernel> gpuKernels;
+  /// Stage SharedLibrary: the model's shared object.
+  std::string sharedLibrary;
 };
 
 /// Compiles `module` for `target` with its tuned schedules (see the file

@@ -141,14 +141,41 @@ def DemoteF64Pass : Pass<"ke-demote-f64"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def SplitSharedEmptiesPass : Pass<"ke-split-shared-empties"> {
+  let summary = "Give every use of a tensor.empty a tensor.empty of its own";
+  let description = [{
+    A `tensor.empty` names no data, only a shape, but ops that share one as
+    their destination share a buffer after bufferization: in
+
+        %e = tensor.empty() : tensor<64x1024xf32>
+        %z = linalg.fill ins(%c0 : f32) outs(%e : ...)
+        %h = linalg.matmul ins(...) outs(%z : ...)
+        %g = linalg.generic ins(%h, ...) outs(%e : ...)
+
+    the generic would write the buffer the matmul's result lives in while
+    reading it, which bufferization answers with a copy (a runtime call no
+    GPU kernel can make) and a kernel group with one buffer for two
+    results. This pass clones the `tensor.empty` for every use but the
+    first, so each destination is a buffer of its own:
+
+        %e2 = tensor.empty() : tensor<64x1024xf32>
+        %g = linalg.generic ins(%h, ...) outs(%e2 : ...)
+
+    Empties with one use are left alone.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 def PrepareGraphPass : Pass<"ke-prepare-graph", "::mlir::ModuleOp"> {
   let summary = "Run ke's whole graph preparation (prepareGraph)";
   let description = [{
     Runs the graph preparation that ke-opt's workloads, sketches, tune, bench
     and compile apply to their inputs (see ke/Graph/GraphPreparation.h):
-    ke-fold-transposes-into-contractions, ke-fold-broadcasts-into-consumers,
+    upstream convert-elementwise-to-linalg (arith and math on whole
+    tensors become linalg.generic), ke-fold-transposes-into-contractions, ke-fold-broadcasts-into-consumers,
     ke-erase-dead-results, ke-fold-reduction-unit-dims, ke-demote-f64 (unless
-    `demote-f64=false`) and ke-fuse-elementwise-chains, in that order.
+    `demote-f64=false`), ke-fuse-elementwise-chains and
+    ke-split-shared-empties, in that order.
   }];
   let options = [
     Option<"demoteF64", "demote-f64", "bool", /*default=*/"true",

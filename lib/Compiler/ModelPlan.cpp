@@ -1,0 +1,450 @@
+//===- ModelPlan.cpp - A whole function as a GPU model's plan -------------===//
+//
+// Walks the function once, in order. Every tensor value gets a slot: the
+// function's arguments are the caller's inputs, tensor.empty a temporary,
+// constants are uploaded once, reshapes share their source's slot. A kernel
+// group is launched where its last op stands, on the slots of the values
+// its buffers stand for; a buffer it writes (its results' inits, its
+// scratch) is written in place only when it is a temporary that nothing
+// else reads (a tensor.empty used once), and otherwise is a fresh
+// temporary, copied from the value first when the kernel reads it
+// (an accumulator). The return hands each result's temporary to the caller
+// as its output buffer, or copies into it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ModelPlan.h"
+
+#include "ke/Compiler/ModelFormat.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace ke;
+
+namespace {
+
+/// The element type's name in the signature ("f32", "bf16", "i64").
+std::string getDtypeName(Type type) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  os << type;
+  return name;
+}
+
+/// Bytes of a static tensor (i1 takes a byte, as in memory).
+uint64_t getTensorBytes(RankedTensorType type) {
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  return uint64_t(type.getNumElements()) * std::max(1u, (bits + 7) / 8);
+}
+
+/// The bytes of a tensor constant, splats expanded; std::nullopt for
+/// attributes it cannot read.
+std::optional<std::string> getConstantBytes(Attribute value,
+                                            RankedTensorType type) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    ArrayRef<char> raw = dense.getRawData();
+    uint64_t bytes = getTensorBytes(type);
+    if (type.getElementType().isInteger(1))
+      return std::nullopt; // packed bits
+    if (!dense.isSplat())
+      return std::string(raw.begin(), raw.end());
+    std::string data;
+    data.reserve(bytes);
+    while (data.size() < bytes)
+      data.append(raw.begin(), raw.end());
+    return data;
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    ArrayRef<char> data = blob->getData();
+    if (data.size() != getTensorBytes(type))
+      return std::nullopt;
+    return std::string(data.begin(), data.end());
+  }
+  return std::nullopt;
+}
+
+/// Appends records and bytes, 8-byte aligned, and remembers where.
+class BlobWriter {
+public:
+  BlobWriter() { blob.resize(sizeof(ke_model_header)); }
+  template <typename Record> uint64_t addArray(ArrayRef<Record> records) {
+    return addBytes(records.data(), records.size() * sizeof(Record));
+  }
+  uint64_t addBytes(const void *data, size_t bytes) {
+    align();
+    uint64_t offset = blob.size();
+    blob.append(static_cast<const char *>(data), bytes);
+    return offset;
+  }
+  /// `text` with a NUL.
+  uint64_t addString(StringRef text) {
+    uint64_t offset = addBytes(text.data(), text.size());
+    blob.push_back('\0');
+    return offset;
+  }
+  std::string finish(const ke_model_header &header) {
+    std::memcpy(blob.data(), &header, sizeof(header));
+    align();
+    return std::move(blob);
+  }
+
+private:
+  void align() {
+    while (blob.size() % 8)
+      blob.push_back('\0');
+  }
+  std::string blob;
+};
+
+class PlanBuilder {
+public:
+  PlanBuilder(func::FuncOp func, ArrayRef<PlannedGroup> groups)
+      : func(func), groups(groups) {}
+
+  LogicalResult build();
+  std::string writeBlob(const TargetDescription &target,
+                        StringRef pipelineHash);
+
+private:
+  uint32_t addSlot(uint64_t bytes, ke_slot_kind kind, uint32_t index = 0) {
+    slots.push_back({bytes, uint32_t(kind), index});
+    return slots.size() - 1;
+  }
+  uint32_t addTemp(RankedTensorType type) {
+    return addSlot(getTensorBytes(type), KE_SLOT_TEMP);
+  }
+  void addCopy(uint32_t to, uint32_t from, uint64_t bytes) {
+    steps.push_back({KE_STEP_COPY, to, from, 0, bytes});
+  }
+  /// The slot of `value`, or an error at `user`.
+  FailureOr<uint32_t> slotOf(Value value, Operation *user);
+  LogicalResult addConstant(Operation *op, Attribute value,
+                            RankedTensorType type);
+  LogicalResult launchGroup(const PlannedGroup &group);
+  LogicalResult addReturn(func::ReturnOp op);
+
+  func::FuncOp func;
+  ArrayRef<PlannedGroup> groups;
+  llvm::DenseMap<Value, uint32_t> slotOfValue;
+  /// Temporaries that an op may write in place: tensor.empty with one use.
+  llvm::SmallPtrSet<Value, 8> writableInPlace;
+  std::vector<ke_model_slot> slots;
+  std::vector<ke_model_step> steps;
+  std::vector<ke_model_launch> launches;
+  std::vector<ke_model_arg> args;
+  std::vector<ke_model_image> images;
+  std::vector<ke_model_constant> constants;
+  /// Bytes for images, constants and kernel names, placed after the records.
+  std::vector<std::string> imageBytes, constantBytes, kernelNames;
+};
+
+FailureOr<uint32_t> PlanBuilder::slotOf(Value value, Operation *user) {
+  auto it = slotOfValue.find(value);
+  if (it != slotOfValue.end())
+    return it->second;
+  if (Operation *def = value.getDefiningOp())
+    return def->emitError("ke: ")
+           << def->getName()
+           << " has no GPU lowering outside a kernel group yet; a model "
+              "compiled for a GPU may hold only kernel groups, "
+              "tensor.empty, reshapes, constants and its return";
+  return user->emitError("ke: this value has no buffer in the GPU model");
+}
+
+LogicalResult PlanBuilder::addConstant(Operation *op, Attribute value,
+                                       RankedTensorType type) {
+  std::optional<std::string> bytes = getConstantBytes(value, type);
+  if (!bytes)
+    return op->emitError("ke: cannot read the data of this constant for the "
+                         "GPU model");
+  constants.push_back({0, bytes->size()});
+  constantBytes.push_back(std::move(*bytes));
+  slotOfValue[op->getResult(0)] =
+      addSlot(getTensorBytes(type), KE_SLOT_CONSTANT, constants.size() - 1);
+  return success();
+}
+
+LogicalResult PlanBuilder::launchGroup(const PlannedGroup &group) {
+  const KernelModule &kernel = *group.kernel;
+  const GpuKernelBinary &binary = *group.binary;
+  llvm::SmallPtrSet<Operation *, 8> inGroup(group.ops.begin(),
+                                            group.ops.end());
+  // The buffer each kernel argument is: its value's slot when the kernel
+  // only reads it or may overwrite it; otherwise a fresh temporary.
+  llvm::SmallVector<uint32_t> argumentSlots;
+  for (auto [index, value] : llvm::enumerate(kernel.argumentValues)) {
+    const KernelArgument &arg = kernel.arguments[index];
+    FailureOr<uint32_t> slot = slotOf(value, group.ops.back());
+    if (failed(slot))
+      return failure();
+    bool written = arg.role != BufferRole::Input;
+    if (written && !writableInPlace.contains(value)) {
+      uint32_t temp = addTemp(cast<RankedTensorType>(value.getType()));
+      if (arg.role == BufferRole::Accumulator)
+        addCopy(temp, *slot,
+                getTensorBytes(cast<RankedTensorType>(value.getType())));
+      *slot = temp;
+    }
+    writableInPlace.erase(value); // written once at most
+    argumentSlots.push_back(*slot);
+  }
+  llvm::SmallVector<uint32_t> scratchSlots;
+  for (const GpuScratchBuffer &scratch : binary.scratch)
+    scratchSlots.push_back(addSlot(scratch.bytes, KE_SLOT_TEMP));
+
+  // The group's device code, once per group.
+  images.push_back({0, 0,
+                    uint32_t(binary.format == "cubin" ? KE_IMAGE_CUBIN
+                                                      : KE_IMAGE_PTX),
+                    0});
+  std::string image = binary.format == "cubin"   ? binary.image
+                      : binary.assembly.empty() ? binary.image
+                                                : binary.assembly;
+  if (binary.format != "cubin")
+    image.push_back('\0'); // the driver reads PTX up to its NUL
+  imageBytes.push_back(std::move(image));
+  uint32_t imageIndex = images.size() - 1;
+
+  for (const GpuLaunch &launch : binary.launches) {
+    ke_model_launch record{};
+    record.image = imageIndex;
+    for (unsigned d = 0; d < 3; ++d) {
+      record.grid[d] = launch.grid[d];
+      record.block[d] = launch.block[d];
+    }
+    record.dynamic_shared_memory_bytes = launch.dynamicSharedMemoryBytes;
+    record.first_arg = args.size();
+    record.num_args = launch.arguments.size();
+    for (const GpuLaunchArgument &argument : launch.arguments) {
+      ke_model_arg out{KE_ARG_I64, 0, uint64_t(argument.value)};
+      switch (argument.kind) {
+      case GpuLaunchArgument::Kind::BufferField:
+      case GpuLaunchArgument::Kind::ScratchField: {
+        bool isScratch =
+            argument.kind == GpuLaunchArgument::Kind::ScratchField;
+        if (argument.buffer >=
+            (isScratch ? scratchSlots.size() : argumentSlots.size()))
+          return group.ops.back()->emitError(
+              "ke: a launch names a buffer the kernel does not have");
+        ArrayRef<int64_t> shape =
+            isScratch ? ArrayRef<int64_t>(binary.scratch[argument.buffer].shape)
+                      : ArrayRef<int64_t>(kernel.arguments[argument.buffer].shape);
+        size_t rank = shape.size();
+        unsigned field = argument.field;
+        // The fields of a memref descriptor, as the runner passes them
+        // (ke/Runtime/LaunchParameters.h): pointers, offset, sizes,
+        // row-major strides.
+        if (field < 2) {
+          out.kind = KE_ARG_POINTER;
+          out.slot = isScratch ? scratchSlots[argument.buffer]
+                               : argumentSlots[argument.buffer];
+          out.value = 0;
+        } else if (field == 2) {
+          out.value = 0;
+        } else if (field < 3 + rank) {
+          out.value = uint64_t(shape[field - 3]);
+        } else if (field < 3 + 2 * rank) {
+          int64_t stride = 1;
+          for (size_t d = field - 3 - rank + 1; d < rank; ++d)
+            stride *= shape[d];
+          out.value = uint64_t(stride);
+        } else {
+          return group.ops.back()->emitError(
+              "ke: a launch names a descriptor field the buffer does not "
+              "have");
+        }
+        break;
+      }
+      case GpuLaunchArgument::Kind::Index:
+        out.kind = KE_ARG_I64;
+        break;
+      case GpuLaunchArgument::Kind::F64:
+        out.kind = KE_ARG_F64;
+        break;
+      case GpuLaunchArgument::Kind::F32:
+        out.kind = KE_ARG_F32;
+        break;
+      case GpuLaunchArgument::Kind::I32:
+        out.kind = KE_ARG_I32;
+        break;
+      }
+      args.push_back(out);
+    }
+    kernelNames.push_back(launch.kernelName);
+    launches.push_back(record);
+    steps.push_back({KE_STEP_LAUNCH, uint32_t(launches.size() - 1), 0, 0, 0});
+  }
+  // The group's results are its written buffers.
+  for (auto [result, argument] : kernel.resultArguments)
+    slotOfValue[result] = argumentSlots[argument];
+  return success();
+}
+
+LogicalResult PlanBuilder::addReturn(func::ReturnOp op) {
+  llvm::DenseMap<uint32_t, unsigned> handedOut;
+  for (auto [index, value] : llvm::enumerate(op.getOperands())) {
+    FailureOr<uint32_t> slot = slotOf(value, op);
+    if (failed(slot))
+      return failure();
+    auto type = cast<RankedTensorType>(value.getType());
+    // A temporary becomes the caller's output buffer (no copy); inputs,
+    // constants and a temporary returned twice are copied.
+    if (slots[*slot].kind == KE_SLOT_TEMP && !handedOut.count(*slot)) {
+      slots[*slot].kind = KE_SLOT_OUTPUT;
+      slots[*slot].index = index;
+      handedOut[*slot] = index;
+      continue;
+    }
+    uint32_t output = addSlot(getTensorBytes(type), KE_SLOT_OUTPUT, index);
+    addCopy(output, *slot, getTensorBytes(type));
+  }
+  return success();
+}
+
+LogicalResult PlanBuilder::build() {
+  if (!func.getBody().hasOneBlock())
+    return func.emitError("ke: a GPU model's function must have one block");
+  for (auto [index, arg] : llvm::enumerate(func.getArguments())) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || !type.hasStaticShape())
+      return func.emitError("ke: argument #")
+             << index << " of a GPU model must be a tensor of static shape";
+    slotOfValue[arg] = addSlot(getTensorBytes(type), KE_SLOT_INPUT, index);
+  }
+  for (Type type : func.getResultTypes()) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape())
+      return func.emitError(
+          "ke: the results of a GPU model must be tensors of static shape");
+  }
+  // Each group launches where its last op stands.
+  llvm::DenseMap<Operation *, const PlannedGroup *> lastOpOf;
+  llvm::DenseMap<Operation *, const PlannedGroup *> groupOf;
+  for (const PlannedGroup &group : groups) {
+    lastOpOf[group.ops.back()] = &group;
+    for (Operation *op : group.ops)
+      groupOf[op] = &group;
+  }
+  for (Operation &op : func.getBody().front()) {
+    if (const PlannedGroup *group = groupOf.lookup(&op)) {
+      if (lastOpOf.lookup(&op) == group && failed(launchGroup(*group)))
+        return failure();
+      continue;
+    }
+    if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
+      if (!empty.getType().hasStaticShape())
+        return empty.emitError("ke: a GPU model needs static shapes");
+      slotOfValue[empty] = addTemp(empty.getType());
+      if (empty->hasOneUse())
+        writableInPlace.insert(empty);
+      continue;
+    }
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(
+            op)) {
+      FailureOr<uint32_t> slot = slotOf(op.getOperand(0), &op);
+      if (failed(slot))
+        return failure();
+      slotOfValue[op.getResult(0)] = *slot;
+      continue;
+    }
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      if (failed(addReturn(ret)))
+        return failure();
+      continue;
+    }
+    Attribute value;
+    if (op.getNumResults() == 1 && matchPattern(op.getResult(0), m_Constant(&value))) {
+      if (auto type = dyn_cast<RankedTensorType>(op.getResult(0).getType())) {
+        if (failed(addConstant(&op, value, type)))
+          return failure();
+      }
+      continue; // scalars travel inside the kernels that use them
+    }
+    bool touchesTensors = llvm::any_of(
+        llvm::concat<Type>(op.getOperandTypes(), op.getResultTypes()),
+        [](Type type) { return isa<ShapedType>(type); });
+    if (touchesTensors || !isPure(&op))
+      return op.emitError("ke: ")
+             << op.getName()
+             << " has no GPU lowering outside a kernel group yet; a model "
+                "compiled for a GPU may hold only kernel groups, "
+                "tensor.empty, reshapes, constants and its return";
+  }
+  return success();
+}
+
+std::string PlanBuilder::writeBlob(const TargetDescription &target,
+                                   StringRef pipelineHash) {
+  BlobWriter writer;
+  ke_model_header header{};
+  header.magic = KE_MODEL_MAGIC;
+  header.version = KE_MODEL_FORMAT_VERSION;
+  header.num_inputs = func.getNumArguments();
+  header.num_outputs = func.getNumResults();
+  // Data first, so that the records can point at it.
+  for (auto [record, bytes] : llvm::zip(images, imageBytes)) {
+    record.data = writer.addBytes(bytes.data(), bytes.size());
+    record.size = bytes.size();
+  }
+  for (auto [record, bytes] : llvm::zip(constants, constantBytes))
+    record.data = writer.addBytes(bytes.data(), bytes.size());
+  for (auto [record, name] : llvm::zip(launches, kernelNames))
+    record.kernel_name = writer.addString(name);
+  auto describe = [](TypeRange types) {
+    llvm::json::Array list;
+    for (Type type : types) {
+      auto tensor = cast<RankedTensorType>(type);
+      list.push_back(llvm::json::Object{
+          {"shape", llvm::json::Array(tensor.getShape())},
+          {"dtype", getDtypeName(tensor.getElementType())}});
+    }
+    return list;
+  };
+  llvm::json::Object signature{
+      {"name", func.getSymName()},
+      {"target", target.name},
+      {"pipeline_hash", pipelineHash},
+      {"inputs", describe(func.getArgumentTypes())},
+      {"outputs", describe(func.getResultTypes())}};
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::json::Value(std::move(signature));
+  header.signature = writer.addString(text);
+  header.num_slots = slots.size();
+  header.slots = writer.addArray(ArrayRef(slots));
+  header.num_images = images.size();
+  header.images = writer.addArray(ArrayRef(images));
+  header.num_launches = launches.size();
+  header.launches = writer.addArray(ArrayRef(launches));
+  header.num_args = args.size();
+  header.args = writer.addArray(ArrayRef(args));
+  header.num_steps = steps.size();
+  header.steps = writer.addArray(ArrayRef(steps));
+  header.num_constants = constants.size();
+  header.constants = writer.addArray(ArrayRef(constants));
+  return writer.finish(header);
+}
+
+} // namespace
+
+FailureOr<std::string> ke::buildModelBlob(func::FuncOp func,
+                                          ArrayRef<PlannedGroup> groups,
+                                          const TargetDescription &target,
+                                          StringRef pipelineHash) {
+  PlanBuilder builder(func, groups);
+  if (failed(builder.build()))
+    return failure();
+  return builder.writeBlob(target, pipelineHash);
+}
