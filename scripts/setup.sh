@@ -18,6 +18,8 @@ packages=(
   cmake ninja-build ccache clang-22 lld-22 libclang-rt-22-dev
   # LLVM/MLIR 22 static libraries, tools (mlir-tblgen) and lit/FileCheck for tests.
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
+  # lld's ELF linker as a library: ke-opt links GPU models into shared objects itself.
+  liblld-22-dev
   # Static link dependencies and packaging.
   libzstd-dev zlib1g-dev xz-utils
   # The tuning database: SQLite, linked statically from libsqlite3.a.

@@ -26,11 +26,13 @@ const char *ke_model_signature(void);
    asynchronously with respect to the host. `buffers` holds the device
    addresses of every input, then of every output, each a contiguous
    row-major array of the signature's shape and element type; outputs must
-   not overlap inputs or each other. Temporaries are allocated and freed on
-   the stream. The first call loads the device code into the calling
-   thread's current CUDA context (the primary context of device 0 when none
-   is current, as for a fresh process); later calls must come from that
-   context. Returns 0, or a nonzero code with ke_model_last_error() saying
+   not overlap inputs or each other. The first call loads the device code
+   into the calling thread's current CUDA context (the primary context of
+   device 0 when none is current, as for a fresh process), uploads the
+   constants and allocates the temporaries, which later calls reuse; later
+   calls must come from that context. Calls are ordered on the device: a
+   call waits (on its stream, not on the host) for the previous one to
+   finish. Returns 0, or a nonzero code with ke_model_last_error() saying
    why. Thread-safe. */
 int ke_model_run(void *stream, void *const *buffers);
 

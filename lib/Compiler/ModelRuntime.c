@@ -4,9 +4,11 @@
 |* a shared library, beside the model's blob (ke/Compiler/ModelFormat.h). It  *|
 |* implements the ABI of ke-c/ke_model.h: on the first call it opens the CUDA *|
 |* driver with dlopen (as ke's runner does: no link-time CUDA dependency),    *|
-|* loads each kernel group's image and resolves its kernels; every call then  *|
-|* allocates the temporaries on the caller's stream, runs the steps (launches *|
-|* with the tuned grid, block and shared memory, copies) and frees them.      *|
+|* loads each kernel group's image, resolves its kernels and allocates the    *|
+|* temporaries once; every call then runs the steps on the caller's stream    *|
+|* (launches with the tuned grid, block and shared memory, copies). Calls are *|
+|* ordered on the device by an event, so a call on another stream does not    *|
+|* reuse the temporaries before the previous call is done with them.          *|
 |*                                                                            *|
 |* Plain C with no library beyond libc: ke-opt embeds this file's object and  *|
 |* links models on machines that have no C++ runtime to link against.         *|
@@ -31,9 +33,13 @@ extern const unsigned char ke_model_blob[];
 typedef int CUresult;
 typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
-typedef void *CUcontext, *CUmodule, *CUfunction, *CUstream;
+typedef void *CUcontext, *CUmodule, *CUfunction, *CUstream, *CUevent;
 
-enum { CUDA_SUCCESS = 0, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8 };
+enum {
+  CUDA_SUCCESS = 0,
+  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+  CU_EVENT_DISABLE_TIMING = 2
+};
 
 /* The driver functions the runtime uses, as cuda.h binds their names. */
 static struct {
@@ -51,10 +57,10 @@ static struct {
                              unsigned, unsigned, unsigned, unsigned, CUstream,
                              void **, void **);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
-  CUresult (*cuMemFree)(CUdeviceptr);
-  CUresult (*cuMemAllocAsync)(CUdeviceptr *, size_t, CUstream);
-  CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*cuEventCreate)(CUevent *, unsigned);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned);
   CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
 } cu;
 
@@ -64,9 +70,13 @@ static struct {
   CUcontext context;
   CUfunction *functions;  /* one per launch */
   CUdeviceptr *constants; /* one per constant */
+  CUdeviceptr *temps;     /* one per slot; set for temporaries */
+  CUevent done;           /* recorded after each call's last step */
+  int recorded;
 } model;
 
-static pthread_mutex_t loadLock = PTHREAD_MUTEX_INITIALIZER;
+/* Held while loading and while a call enqueues its steps. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread char lastError[1024];
 
 static const ke_model_header *header(void) {
@@ -134,25 +144,18 @@ static int openDriver(void) {
       resolve(library, &cu.cuFuncSetAttribute, "cuFuncSetAttribute", 0) ||
       resolve(library, &cu.cuLaunchKernel, "cuLaunchKernel", 0) ||
       resolve(library, &cu.cuMemAlloc, "cuMemAlloc_v2", "cuMemAlloc") ||
-      resolve(library, &cu.cuMemFree, "cuMemFree_v2", "cuMemFree") ||
       resolve(library, &cu.cuMemcpyHtoD, "cuMemcpyHtoD_v2", "cuMemcpyHtoD") ||
       resolve(library, &cu.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2",
-              "cuMemcpyDtoDAsync"))
+              "cuMemcpyDtoDAsync") ||
+      resolve(library, &cu.cuEventCreate, "cuEventCreate", 0) ||
+      resolve(library, &cu.cuEventRecord, "cuEventRecord", 0) ||
+      resolve(library, &cu.cuStreamWaitEvent, "cuStreamWaitEvent", 0))
     return 1;
-  /* Stream-ordered allocation needs a CUDA 11.2 driver; older ones
-     allocate synchronously. */
-  cu.cuMemAllocAsync = 0;
-  cu.cuMemFreeAsync = 0;
-  resolve(library, &cu.cuMemAllocAsync, "cuMemAllocAsync", 0);
-  resolve(library, &cu.cuMemFreeAsync, "cuMemFreeAsync", 0);
-  if (!cu.cuMemAllocAsync || !cu.cuMemFreeAsync)
-    cu.cuMemAllocAsync = 0, cu.cuMemFreeAsync = 0;
-  lastError[0] = 0;
   return 0;
 }
 
 /* Loads the images, kernels and constants into the current context (or the
-   primary context of device 0). Called once, under loadLock. */
+   primary context of device 0). Called once, under `lock`. */
 static int load(void) {
   const ke_model_header *h = header();
   if (h->magic != KE_MODEL_MAGIC || h->version != KE_MODEL_FORMAT_VERSION)
@@ -176,7 +179,8 @@ static int load(void) {
                            sizeof(CUfunction));
   model.constants = calloc(h->num_constants ? h->num_constants : 1,
                            sizeof(CUdeviceptr));
-  if (!modules || !model.functions || !model.constants)
+  model.temps = calloc(h->num_slots ? h->num_slots : 1, sizeof(CUdeviceptr));
+  if (!modules || !model.functions || !model.constants || !model.temps)
     return fail("ke model: out of host memory");
   for (uint32_t i = 0; i < h->num_images; ++i)
     CHECK(cu.cuModuleLoadData(&modules[i], at(images[i].data)),
@@ -207,17 +211,25 @@ static int load(void) {
                           constants[i].bytes),
           "cuMemcpyHtoD (constant)");
   }
+  /* Temporaries once: allocating and freeing them per call costs more
+     than small models take to run. */
+  const ke_model_slot *slots = at(h->slots);
+  for (uint32_t i = 0; i < h->num_slots; ++i)
+    if (slots[i].kind == KE_SLOT_TEMP)
+      CHECK(cu.cuMemAlloc(&model.temps[i], slots[i].bytes ? slots[i].bytes : 1),
+            "cuMemAlloc (temporary)");
+  CHECK(cu.cuEventCreate(&model.done, CU_EVENT_DISABLE_TIMING),
+        "cuEventCreate");
   model.context = context;
   model.loaded = 1;
   return 0;
 }
 
+/* Loads on the first call and makes the model's context current. Called
+   with `lock` held. */
 static int ensureLoaded(void) {
-  pthread_mutex_lock(&loadLock);
-  int status = model.loaded ? 0 : load();
-  pthread_mutex_unlock(&loadLock);
-  if (status)
-    return status;
+  if (!model.loaded && load())
+    return 1;
   CUcontext current = 0;
   CHECK(cu.cuCtxGetCurrent(&current), "cuCtxGetCurrent");
   if (!current)
@@ -251,19 +263,6 @@ static int launch(uint32_t index, const CUdeviceptr *slots, CUstream stream) {
   return 0;
 }
 
-static void freeTemps(const CUdeviceptr *slots, CUstream stream) {
-  const ke_model_header *h = header();
-  const ke_model_slot *s = at(h->slots);
-  for (uint32_t i = 0; i < h->num_slots; ++i) {
-    if (s[i].kind != KE_SLOT_TEMP || !slots[i])
-      continue;
-    if (cu.cuMemFreeAsync)
-      cu.cuMemFreeAsync(slots[i], stream);
-    else
-      cu.cuMemFree(slots[i]);
-  }
-}
-
 KE_EXPORT int ke_model_abi_version(void) { return 1; }
 
 KE_EXPORT const char *ke_model_signature(void) {
@@ -272,7 +271,8 @@ KE_EXPORT const char *ke_model_signature(void) {
 
 KE_EXPORT const char *ke_model_last_error(void) { return lastError; }
 
-KE_EXPORT int ke_model_run(void *stream, void *const *buffers) {
+/* Enqueues one call's steps on `stream`. Called with `lock` held. */
+static int run(CUstream stream, void *const *buffers) {
   if (ensureLoaded())
     return 1;
   const ke_model_header *h = header();
@@ -281,8 +281,7 @@ KE_EXPORT int ke_model_run(void *stream, void *const *buffers) {
                               sizeof(CUdeviceptr));
   if (!slots)
     return fail("ke model: out of host memory");
-  int status = 0;
-  for (uint32_t i = 0; i < h->num_slots && !status; ++i) {
+  for (uint32_t i = 0; i < h->num_slots; ++i) {
     switch (s[i].kind) {
     case KE_SLOT_INPUT:
       slots[i] = (CUdeviceptr)buffers[s[i].index];
@@ -293,15 +292,16 @@ KE_EXPORT int ke_model_run(void *stream, void *const *buffers) {
     case KE_SLOT_CONSTANT:
       slots[i] = model.constants[s[i].index];
       break;
-    default: {
-      size_t bytes = s[i].bytes ? s[i].bytes : 1;
-      CUresult result = cu.cuMemAllocAsync
-                            ? cu.cuMemAllocAsync(&slots[i], bytes, stream)
-                            : cu.cuMemAlloc(&slots[i], bytes);
-      if (result != CUDA_SUCCESS)
-        status = failCuda("cuMemAlloc (temporary)", result);
+    default:
+      slots[i] = model.temps[i];
     }
-    }
+  }
+  int status = 0;
+  /* The temporaries are the previous call's until it is done with them. */
+  if (model.recorded) {
+    CUresult result = cu.cuStreamWaitEvent(stream, model.done, 0);
+    if (result != CUDA_SUCCESS)
+      status = failCuda("cuStreamWaitEvent", result);
   }
   const ke_model_step *steps = at(h->steps);
   for (uint32_t i = 0; i < h->num_steps && !status; ++i) {
@@ -314,7 +314,18 @@ KE_EXPORT int ke_model_run(void *stream, void *const *buffers) {
         status = failCuda("cuMemcpyDtoDAsync", result);
     }
   }
-  freeTemps(slots, stream);
+  CUresult result = cu.cuEventRecord(model.done, stream);
+  if (result == CUDA_SUCCESS)
+    model.recorded = 1;
+  else if (!status)
+    status = failCuda("cuEventRecord", result);
   free(slots);
+  return status;
+}
+
+KE_EXPORT int ke_model_run(void *stream, void *const *buffers) {
+  pthread_mutex_lock(&lock);
+  int status = run((CUstream)stream, buffers);
+  pthread_mutex_unlock(&lock);
   return status;
 }
