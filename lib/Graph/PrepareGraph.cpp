@@ -43,7 +43,7 @@ void ke::buildGraphPreparationPipeline(OpPassManager &pm,
   if (options.demoteF64)
     pm.addPass(createDemoteF64Pass());
   pm.addPass(createFuseElementwiseChainsPass());
-  pm.addPass(createSplitSharedEmptiesPass());
+  pm.addPass(createNormalizeEmptiesPass());
 }
 
 LogicalResult ke::prepareGraph(ModuleOp module,

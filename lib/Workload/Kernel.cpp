@@ -221,13 +221,25 @@ FailureOr<KernelModule> ke::buildKernelModule(Operation *anchor,
   // group: the reductions' results never leave the kernel, so a buffer
   // argument would only be scratch whose (undefined) contents a schedule
   // might copy in before the fill.
+  // On GPUs (row fusion), the same holds for the accumulator of an anchor
+  // whose result only the group's consumer reads: the schedule fuses the
+  // anchor into the consumer's tiles, so its accumulator only ever exists
+  // tile by tile (registers), and a buffer argument for it would make
+  // bufferization copy each tile in from global memory.
+  bool anchorResultStaysInside =
+      fusion == KernelFusion::RowReductions &&
+      llvm::all_of(anchor->getUsers(),
+                   [&](Operation *user) { return inGroup.contains(user); }) &&
+      !anchor->use_empty();
   llvm::SmallPtrSet<Value, 4> internalEmpties;
   for (Operation *op : group)
     if (auto fill = dyn_cast<linalg::FillOp>(op))
       if (fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>() &&
           llvm::all_of(fill->getUsers(), [&](Operation *user) {
-            return user != anchor && inGroup.contains(user) &&
-                   user->isBeforeInBlock(anchor);
+            if (user == anchor) // not when another op writes the empty too
+              return anchorResultStaysInside &&
+                     fill.getOutputs()[0].hasOneUse();
+            return inGroup.contains(user) && user->isBeforeInBlock(anchor);
           }))
         internalEmpties.insert(fill.getOutputs()[0]);
   for (Operation *op : group) {

@@ -8,7 +8,7 @@
 
 // CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
 // The consumer's destination is a buffer of its own (graph preparation's
-// ke-split-shared-empties gives it a tensor.empty of its own), after the
+// ke-normalize-empties gives it a tensor.empty of its own), after the
 // matmul's accumulator and operands.
 // CHECK: func.func @kernel(%{{.*}}: memref<96x128xf32>, %{{.*}}: memref<96x64xf32>, %{{.*}}: memref<64x128xf32>, %{{.*}}: memref<96x128xf32>)
 // CHECK: linalg.fill {ke.producer}

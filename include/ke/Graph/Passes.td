@@ -141,27 +141,30 @@ def DemoteF64Pass : Pass<"ke-demote-f64"> {
                            "::mlir::arith::ArithDialect"];
 }
 
-def SplitSharedEmptiesPass : Pass<"ke-split-shared-empties"> {
-  let summary = "Give every use of a tensor.empty a tensor.empty of its own";
+def NormalizeEmptiesPass : Pass<"ke-normalize-empties"> {
+  let summary = "One tensor.empty per destination, at the start of its block";
   let description = [{
-    A `tensor.empty` names no data, only a shape, but ops that share one as
-    their destination share a buffer after bufferization: in
+    A `tensor.empty` names no data, only a shape, but it decides two things
+    about the ops that use it as their destination:
 
-        %e = tensor.empty() : tensor<64x1024xf32>
-        %z = linalg.fill ins(%c0 : f32) outs(%e : ...)
-        %h = linalg.matmul ins(...) outs(%z : ...)
-        %g = linalg.generic ins(%h, ...) outs(%e : ...)
+    - Ops that share one share a buffer after bufferization. In
 
-    the generic would write the buffer the matmul's result lives in while
-    reading it, which bufferization answers with a copy (a runtime call no
-    GPU kernel can make) and a kernel group with one buffer for two
-    results. This pass clones the `tensor.empty` for every use but the
-    first, so each destination is a buffer of its own:
+          %e = tensor.empty() : tensor<64x1024xf32>
+          %z = linalg.fill ins(%c0 : f32) outs(%e : ...)
+          %h = linalg.matmul ins(...) outs(%z : ...)
+          %g = linalg.generic ins(%h, ...) outs(%e : ...)
 
-        %e2 = tensor.empty() : tensor<64x1024xf32>
-        %g = linalg.generic ins(%h, ...) outs(%e2 : ...)
-
-    Empties with one use are left alone.
+      the generic would write the buffer the matmul's result lives in
+      while reading it, which bufferization answers with a copy (a runtime
+      call no GPU kernel can make), and a kernel group would have one buffer
+      for two results. Every use but the first gets a `tensor.empty` of its
+      own.
+    - Importers (torch-mlir) put each op's `tensor.empty` right before the
+      op, after the ops it reads. A kernel group takes an anchor's
+      elementwise consumer only when everything the consumer reads exists
+      at the anchor (ke/Workload/Kernel.h), so a consumer whose destination
+      is created after the anchor would be a kernel of its own. Empties of
+      static shape move to the start of their block.
   }];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
@@ -175,7 +178,7 @@ def PrepareGraphPass : Pass<"ke-prepare-graph", "::mlir::ModuleOp"> {
     tensors become linalg.generic), ke-fold-transposes-into-contractions, ke-fold-broadcasts-into-consumers,
     ke-erase-dead-results, ke-fold-reduction-unit-dims, ke-demote-f64 (unless
     `demote-f64=false`), ke-fuse-elementwise-chains and
-    ke-split-shared-empties, in that order.
+    ke-normalize-empties, in that order.
   }];
   let options = [
     Option<"demoteF64", "demote-f64", "bool", /*default=*/"true",
