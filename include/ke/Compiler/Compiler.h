@@ -56,6 +56,9 @@ struct CompileOptions {
   /// CPU: apply no schedule (linalg ops become plain loops: the reference
   /// that candidates are checked against).
   bool reference = false;
+  /// CPU: results become out-parameters the caller allocates
+  /// (ModuleLoweringOptions::resultsToOutParams); the C API sets it.
+  bool resultsToOutParams = false;
 };
 
 /// One kernel group of a GPU compile.
