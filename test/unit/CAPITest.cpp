@@ -180,6 +180,42 @@ TEST(CAPITest, CompilesCallsSavesAndLoads) {
   llvm::sys::fs::remove(path);
 }
 
+/// A keepdim row sum as torch-mlir writes it: a constant 0 in the output
+/// map. cpu.tile once read that constant as a loop index (garbage from the
+/// heap, so it crashed only once a previous compile had used the memory):
+/// compiling it several times in one process must work every time.
+TEST(CAPITest, CompilesKeepdimReductionsRepeatedly) {
+  constexpr llvm::StringLiteral text = R"mlir(
+func.func @forward(%a: tensor<4x16xf32>) -> tensor<4x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x1xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x1xf32>) -> tensor<4x1xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<4x16xf32>) outs(%fill : tensor<4x1xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4x1xf32>
+  return %sum : tensor<4x1xf32>
+}
+)mlir";
+  for (int i = 0; i < 5; ++i) {
+    ke_module *module = compileOrFail(text);
+    ASSERT_NE(module, nullptr);
+    ke_function *function = nullptr;
+    ASSERT_EQ(take(ke_module_lookup(module, nullptr, &function)), "");
+    Buffer2D a(4, 16), sum(4, 1);
+    for (size_t j = 0; j < a.data.size(); ++j)
+      a.data[j] = float(j % 16);
+    void *args[] = {a.descriptor, sum.descriptor};
+    ASSERT_EQ(take(ke_function_call(function, args, 2)), "");
+    for (int row = 0; row < 4; ++row)
+      EXPECT_FLOAT_EQ(sum.data[row], 120.0f);
+    ke_module_destroy(module);
+  }
+}
+
 TEST(CAPITest, ErrorsAreMessages) {
   ke_module *module = nullptr;
   auto compileError = [&](llvm::StringRef text, const char *target = "cpu",
