@@ -41,9 +41,9 @@ def tune(model_or_mlir, example_inputs=None, target="cpu", trials=64,
         if seed is not None:
             command += ["--seed", str(seed)]
         command += list(extra_args)
+        # In the caller's directory: relative db and log paths mean there.
         process = subprocess.Popen(command, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True,
-                                   cwd=work)
+                                   stderr=subprocess.PIPE, text=True)
         tail = []
         for line in process.stderr:
             tail = (tail + [line])[-20:]

@@ -55,6 +55,18 @@ def test_plot_convergence(tuned):
     assert (work / "run.png").stat().st_size > 0
 
 
+def test_relative_paths_mean_the_working_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    text = """
+    func.func @forward(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+      %e = tensor.empty() : tensor<8x8xf32>
+      %r = linalg.exp ins(%a : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+      return %r : tensor<8x8xf32>
+    }"""
+    ke.tune(text, trials=2, db="rel.db", log="rel.csv", progress=False)
+    assert (tmp_path / "rel.db").is_file() and (tmp_path / "rel.csv").is_file()
+
+
 def test_database_refuses_other_files(tmp_path):
     path = tmp_path / "other.db"
     path.write_text("not sqlite")
