@@ -131,6 +131,9 @@ llvm::Expected<ModuleContents> capi::compileText(StringRef text,
   registerKeDialects(registry);
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   context.loadAllAvailableDialects();
+  // Errors name the op and its location; a dump of the whole function after
+  // a failed pass would bury the message the caller sees.
+  context.printOpOnDiagnostic(false);
   std::string errors, remarks;
   llvm::raw_string_ostream errorStream(errors), remarkStream(remarks);
   llvm::SourceMgr sourceMgr;
