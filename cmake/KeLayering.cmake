@@ -10,7 +10,8 @@ set(KE_LIBRARY_LAYERS
   "KeSchedule,KeRuntime"           # 2: schedules; running kernels
   "KeMeasure,KeTunedSchedules"     # 3: measuring candidates; records <-> schedules
   "KeSearch,KeTransforms"          # 4: tuning; the apply pass
-  "KeCompiler,KeInitAll")          # 5: whole-module compile; registration for tools
+  "KeCompiler,KeInitAll"           # 5: whole-module compile; registration for tools
+  "KeCAPI")                        # 6: the C API (libke.so), for Python and other hosts
 
 # Fails configuration when a ke library links one of its own or a higher
 # layer; writes the link graph to ${CMAKE_BINARY_DIR}/ke-link-graph.txt

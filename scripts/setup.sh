@@ -44,6 +44,8 @@ packages=(
   libdnnl-dev libopenblas-dev ocl-icd-opencl-dev
   # Unit tests; lit runs on python3; pip fetches ptxas where no CUDA is installed.
   libgtest-dev python3 python3-pip
+  # The venv of the Python package's tests (scripts/setup-python.sh).
+  python3-venv
   # CMake reads the git revision that `ke-opt --version` and benchmark reports cite.
   git
 )

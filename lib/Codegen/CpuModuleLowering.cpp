@@ -7,6 +7,7 @@
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -102,9 +103,11 @@ void applyThreadCounts(ModuleOp module) {
 }
 
 /// Runs `steps` on `module`; with `deallocateAfterBufferization`, the
-/// buffer deallocation pipeline follows one-shot-bufferize.
+/// buffer deallocation pipeline follows one-shot-bufferize, preceded by
+/// buffer-results-to-out-params with `resultsToOutParams`.
 LogicalResult runPasses(ModuleOp module, ArrayRef<PassStep> steps,
-                        bool deallocateAfterBufferization) {
+                        bool deallocateAfterBufferization,
+                        bool resultsToOutParams = false) {
   PassManager pm(module->getName());
   for (const PassStep &step : steps) {
     addPasses(pm, step);
@@ -112,6 +115,13 @@ LogicalResult runPasses(ModuleOp module, ArrayRef<PassStep> steps,
     // copies (bufferization.clone, lowered to alloc and copy).
     if (deallocateAfterBufferization &&
         getPassArgument(step) == "one-shot-bufferize") {
+      if (resultsToOutParams) {
+        bufferization::BufferResultsToOutParamsPassOptions outParams;
+        outParams.hoistStaticAllocs = true;
+        outParams.modifyPublicFunctions = true;
+        pm.addPass(
+            bufferization::createBufferResultsToOutParamsPass(outParams));
+      }
       bufferization::buildBufferDeallocationPipeline(pm);
       pm.addPass(createConvertBufferizationToMemRefPass());
     }
@@ -157,7 +167,8 @@ LogicalResult ke::lowerModuleToLLVM(ModuleOp module,
     return module.emitError("the CPU pipeline has no scf-forall-to-for step; "
                             "lowerModuleToLLVM needs updating");
   if (failed(runPasses(module, ArrayRef<PassStep>(steps.begin(), forall),
-                       /*deallocateAfterBufferization=*/true)))
+                       /*deallocateAfterBufferization=*/true,
+                       options.resultsToOutParams)))
     return failure();
   FailureOr<bool> parallel = convertForallLoops(module, options.openmp);
   if (failed(parallel))

@@ -136,6 +136,7 @@ ke::compileModuleForCpu(ModuleOp module, const TargetDescription &target,
   if (options.stage != CompileStage::Scheduled) {
     ModuleLoweringOptions lowering;
     lowering.openmp = options.openmp;
+    lowering.resultsToOutParams = options.resultsToOutParams;
     lowering.scalableVectors = target.isCpu() && target.cpu.scalableVectors;
     if (failed(lowerModuleToLLVM(module, lowering)))
       return failure();

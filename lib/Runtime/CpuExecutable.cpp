@@ -64,6 +64,10 @@ extern "C" void keMemrefCopy(int64_t elementSize, UnrankedMemRef *source,
 
 } // namespace
 
+void *ke::getMemrefCopyFunction() {
+  return reinterpret_cast<void *>(&keMemrefCopy);
+}
+
 std::optional<std::string> ke::findOpenMPRuntime() {
   if (std::optional<std::string> env = llvm::sys::Process::GetEnv("KE_LIBOMP"))
     return env;

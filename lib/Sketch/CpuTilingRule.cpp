@@ -215,13 +215,17 @@ SmallVector<ForLevel, 3> getForLevels(const TileSizes &t,
 }
 
 /// The fused neighbours of a kernel's anchor (see ke/Workload/Kernel.h).
-/// The anchor loop that the innermost dimension of its first result
-/// iterates over; std::nullopt for 0-d results.
+/// The anchor loop that the innermost loop-indexed dimension of its first
+/// result iterates over; std::nullopt for 0-d results. Constant dimensions
+/// (torch-mlir's keepdim reductions write `(d0, d1) -> (d0, 0)`) are
+/// skipped: getDimPosition on them reads an AffineConstantExpr as a dim
+/// expression, an uninitialized field, and indexed tile arrays with garbage.
 std::optional<unsigned> innermostOutputLoop(linalg::LinalgOp op) {
   AffineMap map = op.getIndexingMapMatchingResult(op->getResult(0));
-  if (map.getNumResults() == 0)
-    return std::nullopt;
-  return map.getDimPosition(map.getNumResults() - 1);
+  for (AffineExpr result : llvm::reverse(map.getResults()))
+    if (auto dim = dyn_cast<AffineDimExpr>(result))
+      return dim.getPosition();
+  return std::nullopt;
 }
 
 /// Whether `loop` walks only the innermost, contiguous dimension of every

@@ -44,6 +44,14 @@ struct ModuleLoweringOptions {
   /// to the runtime's memrefCopy. Off for fixed-length targets, whose
   /// pipeline stays the tuned one.
   bool scalableVectors = false;
+  /// Destination-passing style for hosts that own the result buffers (the
+  /// C API, the Python package): upstream buffer-results-to-out-params runs
+  /// right after bufferization, so every function returns nothing and takes
+  /// one more memref argument per result, after its inputs (static shapes
+  /// only). Results allocated inside the function are replaced by the
+  /// caller's buffer (hoist-static-allocs), others are copied into it. Off
+  /// by default: `ke-opt compile` keeps returning buffers the caller frees.
+  bool resultsToOutParams = false;
 };
 
 /// Bufferizes and lowers `module` to the LLVM dialect in place. Errors are

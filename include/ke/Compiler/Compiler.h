@@ -65,6 +65,9 @@ struct CompileOptions {
   /// ke-opt's other subcommands do on their inputs.
   bool prepareGraph = true;
   GraphPreparationOptions graphPreparation;
+  /// CPU: results become out-parameters the caller allocates
+  /// (ModuleLoweringOptions::resultsToOutParams); the C API sets it.
+  bool resultsToOutParams = false;
 };
 
 /// One kernel group of a GPU compile.

@@ -28,6 +28,11 @@ namespace ke {
 /// Debian/Ubuntu paths that exists.
 std::optional<std::string> findOpenMPRuntime();
 
+/// The function that JIT-linked code gets for `memrefCopy` (MLIR's copy
+/// between non-contiguous memrefs): ke's own, so that no LLVM runtime
+/// library is needed. For JITs other than CpuExecutable (the C API).
+void *getMemrefCopyFunction();
+
 class CpuExecutable {
 public:
   ~CpuExecutable();
