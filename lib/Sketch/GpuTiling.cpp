@@ -46,7 +46,14 @@ SmallVector<int64_t> stagedOperandShape(linalg::LinalgOp op, OpOperand *operand,
   AffineMap map = op.getMatchingIndexingMap(operand);
   SmallVector<int64_t> shape;
   for (unsigned d = 0; d < map.getNumResults(); ++d) {
-    unsigned loop = map.getDimPosition(d);
+    // A constant index (torch-mlir's keepdim `(d0, 0)`) reads one element
+    // of its dimension; getDimPosition would misread it as a loop.
+    auto dim = dyn_cast<AffineDimExpr>(map.getResult(d));
+    if (!dim) {
+      shape.push_back(1);
+      continue;
+    }
+    unsigned loop = dim.getPosition();
     int64_t tile = sizes.stage[loop] ? sizes.stage[loop] : sizes.block[loop];
     shape.push_back(tile ? std::min(tile, loops.ranges[loop])
                          : loops.ranges[loop]);

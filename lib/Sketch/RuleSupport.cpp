@@ -73,11 +73,17 @@ SmallVector<int64_t> ke::mapToResult(linalg::LinalgOp op,
                                      SmallVectorImpl<unsigned> *loopsOut) {
   assert(op->getNumResults() > 0 && "mapToResult needs an op with a result");
   AffineMap map = op.getIndexingMapMatchingResult(op->getResult(0));
-  assert(map.isProjectedPermutation() &&
+  assert(map.isProjectedPermutation(/*allowZeroInResults=*/true) &&
          "the result must be indexed by anchor loops, one per dimension");
   SmallVector<int64_t> tiles;
   for (unsigned d = 0; d < map.getNumResults(); ++d) {
-    unsigned loop = map.getDimPosition(d);
+    // A constant index (a keepdim `(d0, 0)`) is not a loop: untiled.
+    auto dim = dyn_cast<AffineDimExpr>(map.getResult(d));
+    if (!dim) {
+      tiles.push_back(0);
+      continue;
+    }
+    unsigned loop = dim.getPosition();
     tiles.push_back(anchorTiles[loop]);
     if (loopsOut && anchorTiles[loop] != 0)
       loopsOut->push_back(loop);

@@ -2,12 +2,14 @@
 
 A thin ctypes layer over ke's C API (libke.so, include/ke-c/ke.h) and its
 driver (ke-opt): import a PyTorch module to linalg with torch-mlir, tune it,
-compile it for this CPU and call it on tensors without copies. See
+compile it for this CPU or a CUDA GPU and call it on tensors without
+copies. See
 docs/python.md in the ke repository.
 """
 
 from ke._errors import CallError, CompileError, KeError, TorchImportError
 from ke._compiled import CompiledModel, compile, load
+from ke._gpu import GpuModel
 from ke._library import llvm_version, version
 from ke._torch import import_torch
 from ke._tune import tune
@@ -19,6 +21,7 @@ __all__ = [
     "CompileError",
     "CompiledModel",
     "Database",
+    "GpuModel",
     "KeError",
     "TorchImportError",
     "compile",

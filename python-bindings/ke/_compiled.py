@@ -220,10 +220,15 @@ def _mlir_text(model_or_mlir, example_inputs):
 def compile(model_or_mlir, example_inputs=None, target="cpu", db=None):
     """Compiles MLIR text (linalg on tensors of static shapes), a .mlir file
     or a torch.nn.Module (imported with ke.import_torch on
-    `example_inputs`) for `target` (only "cpu", this machine, so far) with
-    the tuned schedules of the database `db` (None: default schedules).
-    Returns a CompiledModel; raises CompileError with ke's diagnostics."""
+    `example_inputs`) for `target` with the tuned schedules of the database
+    `db` (None: default schedules): "cpu" (this machine) gives a
+    CompiledModel, "cuda:sm_XX" a GpuModel (one shared library, called on
+    CUDA tensors; compiled by ke-opt). Raises CompileError with ke's
+    diagnostics."""
     text, name = _mlir_text(model_or_mlir, example_inputs)
+    if target and target.startswith(("cuda:", "rocm:")):
+        from ke._gpu import compile_gpu
+        return compile_gpu(text, name, target, db)
     data = text.encode()
     handle = ctypes.c_void_p()
     check(lib().ke_compile(data, len(data), name.encode(),
@@ -235,7 +240,11 @@ def compile(model_or_mlir, example_inputs=None, target="cpu", db=None):
 
 def load(path):
     """Reads a model written by CompiledModel.save (on a machine with the
-    same CPU)."""
+    same CPU), or a GPU model's library (GpuModel.save, or `ke-opt compile
+    --target cuda:sm_XX -o MODEL.so`), which needs no libke.so."""
+    from ke._gpu import GpuModel, is_gpu_model
+    if is_gpu_model(path):
+        return GpuModel(path)
     handle = ctypes.c_void_p()
     check(lib().ke_module_load(os.fsencode(path), ctypes.byref(handle)))
     return CompiledModel(handle.value)
