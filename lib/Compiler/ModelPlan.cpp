@@ -2,7 +2,8 @@
 //
 // Walks the function once, in order. Every tensor value gets a slot: the
 // function's arguments are the caller's inputs, tensor.empty a temporary,
-// constants are uploaded once, reshapes share their source's slot. A kernel
+// constants are uploaded once, reshapes share their source's slot, slices
+// and pads are box copies (and a fill) into a temporary. A kernel
 // group is launched where its last op stands, on the slots of the values
 // its buffers stand for; a buffer it writes (its results' inits, its
 // scratch) is written in place only when it is a temporary that nothing
@@ -135,6 +136,21 @@ private:
                             RankedTensorType type);
   LogicalResult launchGroup(const PlannedGroup &group);
   LogicalResult addReturn(func::ReturnOp op);
+  /// A box of `sizes` elements copied from `src` (a row-major tensor of
+  /// `srcShape`, starting at `srcOffsets`) to `dst` (of `dstShape`, at
+  /// `dstOffsets`), as few box copies as cuMemcpy3D's model allows.
+  LogicalResult addSliceCopy(Operation *op, uint32_t dst,
+                             ArrayRef<int64_t> dstShape,
+                             ArrayRef<int64_t> dstOffsets, uint32_t src,
+                             ArrayRef<int64_t> srcShape,
+                             ArrayRef<int64_t> srcOffsets,
+                             ArrayRef<int64_t> sizes, unsigned elementBytes);
+  LogicalResult addExtractSlice(tensor::ExtractSliceOp op);
+  LogicalResult addInsertSlice(tensor::InsertSliceOp op);
+  LogicalResult addPad(tensor::PadOp op);
+  /// The slot a value writer may write into: `value`'s own when nothing
+  /// else reads it, else a fresh temporary (holding `value` when `keep`).
+  FailureOr<uint32_t> writableSlotFor(Value value, Operation *user, bool keep);
 
   func::FuncOp func;
   ArrayRef<PlannedGroup> groups;
@@ -147,6 +163,7 @@ private:
   std::vector<ke_model_arg> args;
   std::vector<ke_model_image> images;
   std::vector<ke_model_constant> constants;
+  std::vector<ke_model_box> boxes;
   /// Bytes for images, constants and kernel names, placed after the records.
   std::vector<std::string> imageBytes, constantBytes, kernelNames;
 };
@@ -160,7 +177,8 @@ FailureOr<uint32_t> PlanBuilder::slotOf(Value value, Operation *user) {
            << def->getName()
            << " has no GPU lowering outside a kernel group yet; a model "
               "compiled for a GPU may hold only kernel groups, "
-              "tensor.empty, reshapes, constants and its return";
+              "tensor.empty, reshapes, slices, pads, constants and "
+              "its return";
   return user->emitError("ke: this value has no buffer in the GPU model");
 }
 
@@ -314,6 +332,205 @@ LogicalResult PlanBuilder::addReturn(func::ReturnOp op) {
   return success();
 }
 
+FailureOr<uint32_t> PlanBuilder::writableSlotFor(Value value, Operation *user,
+                                                 bool keep) {
+  FailureOr<uint32_t> slot = slotOf(value, user);
+  if (failed(slot))
+    return failure();
+  if (writableInPlace.erase(value))
+    return *slot;
+  auto type = cast<RankedTensorType>(value.getType());
+  uint32_t temp = addTemp(type);
+  if (keep)
+    addCopy(temp, *slot, getTensorBytes(type));
+  return temp;
+}
+
+LogicalResult PlanBuilder::addSliceCopy(Operation *op, uint32_t dst,
+                                        ArrayRef<int64_t> dstShape,
+                                        ArrayRef<int64_t> dstOffsets,
+                                        uint32_t src,
+                                        ArrayRef<int64_t> srcShape,
+                                        ArrayRef<int64_t> srcOffsets,
+                                        ArrayRef<int64_t> sizes,
+                                        unsigned elementBytes) {
+  auto rowMajor = [](ArrayRef<int64_t> shape) {
+    SmallVector<int64_t> strides(shape.size(), 1);
+    for (int i = int(shape.size()) - 2; i >= 0; --i)
+      strides[i] = strides[i + 1] * shape[i + 1];
+    return strides;
+  };
+  SmallVector<int64_t> srcStrides = rowMajor(srcShape);
+  SmallVector<int64_t> dstStrides = rowMajor(dstShape);
+  uint64_t srcOffset = 0, dstOffset = 0;
+  for (auto [offset, stride] : llvm::zip(srcOffsets, srcStrides))
+    srcOffset += uint64_t(offset * stride) * elementBytes;
+  for (auto [offset, stride] : llvm::zip(dstOffsets, dstStrides))
+    dstOffset += uint64_t(offset * stride) * elementBytes;
+  // The box's dimensions, outermost first, as (count, source stride,
+  // destination stride) in bytes; unit dimensions dropped and neighbours
+  // that are contiguous on both sides merged.
+  struct Dim {
+    int64_t count, src, dst;
+  };
+  SmallVector<Dim> dims;
+  for (auto [size, s, d] : llvm::zip(sizes, srcStrides, dstStrides))
+    if (size != 1)
+      dims.push_back({size, s * elementBytes, d * elementBytes});
+  for (int i = int(dims.size()) - 2; i >= 0; --i) {
+    Dim &outer = dims[i], &inner = dims[i + 1];
+    if (outer.src == inner.count * inner.src &&
+        outer.dst == inner.count * inner.dst) {
+      inner.count *= outer.count;
+      dims.erase(dims.begin() + i);
+    }
+  }
+  // The contiguous run of bytes: the innermost dimension when both sides
+  // are dense in it, else one element.
+  uint64_t width = elementBytes;
+  if (!dims.empty() && dims.back().src == int64_t(elementBytes) &&
+      dims.back().dst == int64_t(elementBytes)) {
+    width = dims.back().count * elementBytes;
+    dims.pop_back();
+  }
+  // Up to two more dimensions per box (rows, then slices whose pitch is a
+  // whole number of rows on both sides); any others repeat the box.
+  ke_model_box box{};
+  box.dst_slot = dst;
+  box.src_slot = src;
+  box.width = width;
+  box.height = box.depth = 1;
+  box.dst_pitch = box.src_pitch = width;
+  box.dst_rows = box.src_rows = 1;
+  if (!dims.empty()) {
+    Dim rows = dims.pop_back_val();
+    box.height = rows.count;
+    box.src_pitch = rows.src;
+    box.dst_pitch = rows.dst;
+    box.src_rows = box.dst_rows = rows.count;
+    if (!dims.empty() && dims.back().src % rows.src == 0 &&
+        dims.back().dst % rows.dst == 0 &&
+        dims.back().src / rows.src >= rows.count &&
+        dims.back().dst / rows.dst >= rows.count) {
+      Dim slices = dims.pop_back_val();
+      box.depth = slices.count;
+      box.src_rows = slices.src / rows.src;
+      box.dst_rows = slices.dst / rows.dst;
+    }
+  }
+  int64_t repeats = 1;
+  for (const Dim &dim : dims)
+    repeats *= dim.count;
+  if (repeats > 4096)
+    return op->emitError("ke: this copy needs ")
+           << repeats << " box copies on the GPU; at most 4096 are planned";
+  for (int64_t index = 0; index < repeats; ++index) {
+    ke_model_box copy = box;
+    copy.src_offset = srcOffset;
+    copy.dst_offset = dstOffset;
+    int64_t rest = index;
+    for (int i = int(dims.size()) - 1; i >= 0; --i) {
+      int64_t position = rest % dims[i].count;
+      rest /= dims[i].count;
+      copy.src_offset += uint64_t(position * dims[i].src);
+      copy.dst_offset += uint64_t(position * dims[i].dst);
+    }
+    boxes.push_back(copy);
+    steps.push_back({KE_STEP_BOX, uint32_t(boxes.size() - 1), 0, 0, 0});
+  }
+  return success();
+}
+
+/// Bytes per element of `type`'s elements.
+static unsigned getElementBytes(ShapedType type) {
+  return std::max(1u, (type.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+}
+
+LogicalResult PlanBuilder::addExtractSlice(tensor::ExtractSliceOp op) {
+  if (!op.hasUnitStride() || !op.getSourceType().hasStaticShape() ||
+      !op.getType().hasStaticShape() ||
+      ShapedType::isDynamicShape(op.getStaticOffsets()) ||
+      ShapedType::isDynamicShape(op.getStaticSizes()))
+    return op.emitError("ke: a GPU model copies slices of static offsets, "
+                        "sizes and unit strides only");
+  FailureOr<uint32_t> source = slotOf(op.getSource(), op);
+  if (failed(source))
+    return failure();
+  uint32_t result = addTemp(op.getType());
+  SmallVector<int64_t> zeros(op.getStaticSizes().size(), 0);
+  if (failed(addSliceCopy(op, result, op.getStaticSizes(), zeros, *source,
+                          op.getSourceType().getShape(),
+                          op.getStaticOffsets(), op.getStaticSizes(),
+                          getElementBytes(op.getType()))))
+    return failure();
+  slotOfValue[op.getResult()] = result;
+  return success();
+}
+
+LogicalResult PlanBuilder::addInsertSlice(tensor::InsertSliceOp op) {
+  if (!op.hasUnitStride() || !op.getDestType().hasStaticShape() ||
+      !op.getSourceType().hasStaticShape() ||
+      ShapedType::isDynamicShape(op.getStaticOffsets()) ||
+      ShapedType::isDynamicShape(op.getStaticSizes()))
+    return op.emitError("ke: a GPU model copies slices of static offsets, "
+                        "sizes and unit strides only");
+  FailureOr<uint32_t> source = slotOf(op.getSource(), op);
+  if (failed(source))
+    return failure();
+  FailureOr<uint32_t> result =
+      writableSlotFor(op.getDest(), op, /*keep=*/true);
+  if (failed(result))
+    return failure();
+  SmallVector<int64_t> zeros(op.getStaticSizes().size(), 0);
+  if (failed(addSliceCopy(op, *result, op.getDestType().getShape(),
+                          op.getStaticOffsets(), *source,
+                          op.getStaticSizes(), zeros, op.getStaticSizes(),
+                          getElementBytes(op.getDestType()))))
+    return failure();
+  slotOfValue[op.getResult()] = *result;
+  return success();
+}
+
+LogicalResult PlanBuilder::addPad(tensor::PadOp op) {
+  RankedTensorType type = op.getResultType();
+  if (!type.hasStaticShape() || !op.getSourceType().hasStaticShape() ||
+      ShapedType::isDynamicShape(op.getStaticLow()))
+    return op.emitError("ke: a GPU model pads by static amounts only");
+  // The padding value, as the bytes a fill repeats.
+  Attribute value;
+  Value padding = op.getConstantPaddingValue();
+  if (!padding || !matchPattern(padding, m_Constant(&value)))
+    return op.emitError("ke: a GPU model pads with a constant only");
+  APInt bits;
+  if (auto f = dyn_cast<FloatAttr>(value))
+    bits = f.getValue().bitcastToAPInt();
+  else if (auto i = dyn_cast<IntegerAttr>(value))
+    bits = i.getValue();
+  else
+    return op.emitError("ke: cannot read this padding value");
+  unsigned width = bits.getBitWidth();
+  if (width == 64 && bits.isZero())
+    width = 8, bits = APInt(8, 0);
+  if (width != 8 && width != 16 && width != 32)
+    return op.emitError("ke: a GPU model pads with 8, 16 or 32-bit values "
+                        "(or 64-bit zero) only");
+  FailureOr<uint32_t> source = slotOf(op.getSource(), op);
+  if (failed(source))
+    return failure();
+  uint32_t result = addTemp(type);
+  ke_model_step fill{KE_STEP_FILL, result, uint32_t(bits.getZExtValue()),
+                     width / 8, getTensorBytes(type)};
+  steps.push_back(fill);
+  SmallVector<int64_t> zeros(type.getRank(), 0);
+  if (failed(addSliceCopy(op, result, type.getShape(), op.getStaticLow(),
+                          *source, op.getSourceType().getShape(), zeros,
+                          op.getSourceType().getShape(),
+                          getElementBytes(type))))
+    return failure();
+  slotOfValue[op.getResult()] = result;
+  return success();
+}
+
 LogicalResult PlanBuilder::build() {
   if (!func.getBody().hasOneBlock())
     return func.emitError("ke: a GPU model's function must have one block");
@@ -365,6 +582,21 @@ LogicalResult PlanBuilder::build() {
         return failure();
       continue;
     }
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+      if (failed(addExtractSlice(slice)))
+        return failure();
+      continue;
+    }
+    if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
+      if (failed(addInsertSlice(insert)))
+        return failure();
+      continue;
+    }
+    if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+      if (failed(addPad(pad)))
+        return failure();
+      continue;
+    }
     Attribute value;
     if (op.getNumResults() == 1 && matchPattern(op.getResult(0), m_Constant(&value))) {
       if (auto type = dyn_cast<RankedTensorType>(op.getResult(0).getType())) {
@@ -381,7 +613,8 @@ LogicalResult PlanBuilder::build() {
              << op.getName()
              << " has no GPU lowering outside a kernel group yet; a model "
                 "compiled for a GPU may hold only kernel groups, "
-                "tensor.empty, reshapes, constants and its return";
+                "tensor.empty, reshapes, slices, pads, constants and "
+                "its return";
   }
   return success();
 }
@@ -434,6 +667,8 @@ std::string PlanBuilder::writeBlob(const TargetDescription &target,
   header.steps = writer.addArray(ArrayRef(steps));
   header.num_constants = constants.size();
   header.constants = writer.addArray(ArrayRef(constants));
+  header.num_boxes = boxes.size();
+  header.boxes = writer.addArray(ArrayRef(boxes));
   return writer.finish(header);
 }
 

@@ -6,7 +6,8 @@
 |* driver with dlopen (as ke's runner does: no link-time CUDA dependency),    *|
 |* loads each kernel group's image, resolves its kernels and allocates the    *|
 |* temporaries once; every call then runs the steps on the caller's stream    *|
-|* (launches with the tuned grid, block and shared memory, copies). Calls are *|
+|* (launches with the tuned grid, block and shared memory; copies, box copies *|
+|* of slices and pads, fills). Calls are                                      *|
 |* ordered on the device by an event, so a call on another stream does not    *|
 |* reuse the temporaries before the previous call is done with them.          *|
 |*                                                                            *|
@@ -38,8 +39,26 @@ typedef void *CUcontext, *CUmodule, *CUfunction, *CUstream, *CUevent;
 enum {
   CUDA_SUCCESS = 0,
   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
-  CU_EVENT_DISABLE_TIMING = 2
+  CU_EVENT_DISABLE_TIMING = 2,
+  CU_MEMORYTYPE_DEVICE = 2
 };
+
+/* cuda.h's CUDA_MEMCPY3D (the layout of cuMemcpy3D_v2's argument). */
+typedef struct {
+  size_t srcXInBytes, srcY, srcZ, srcLOD;
+  int srcMemoryType;
+  const void *srcHost;
+  CUdeviceptr srcDevice;
+  void *srcArray, *reserved0;
+  size_t srcPitch, srcHeight;
+  size_t dstXInBytes, dstY, dstZ, dstLOD;
+  int dstMemoryType;
+  void *dstHost;
+  CUdeviceptr dstDevice;
+  void *dstArray, *reserved1;
+  size_t dstPitch, dstHeight;
+  size_t WidthInBytes, Height, Depth;
+} CopyBox;
 
 /* The driver functions the runtime uses, as cuda.h binds their names. */
 static struct {
@@ -62,6 +81,10 @@ static struct {
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned);
   CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+  CUresult (*cuMemcpy3DAsync)(const CopyBox *, CUstream);
+  CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
+  CUresult (*cuMemsetD16Async)(CUdeviceptr, unsigned short, size_t, CUstream);
+  CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t, CUstream);
 } cu;
 
 /* What the first call loads: kept for the life of the process. */
@@ -147,6 +170,11 @@ static int openDriver(void) {
       resolve(library, &cu.cuMemcpyHtoD, "cuMemcpyHtoD_v2", "cuMemcpyHtoD") ||
       resolve(library, &cu.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2",
               "cuMemcpyDtoDAsync") ||
+      resolve(library, &cu.cuMemcpy3DAsync, "cuMemcpy3DAsync_v2",
+              "cuMemcpy3DAsync") ||
+      resolve(library, &cu.cuMemsetD8Async, "cuMemsetD8Async", 0) ||
+      resolve(library, &cu.cuMemsetD16Async, "cuMemsetD16Async", 0) ||
+      resolve(library, &cu.cuMemsetD32Async, "cuMemsetD32Async", 0) ||
       resolve(library, &cu.cuEventCreate, "cuEventCreate", 0) ||
       resolve(library, &cu.cuEventRecord, "cuEventRecord", 0) ||
       resolve(library, &cu.cuStreamWaitEvent, "cuStreamWaitEvent", 0))
@@ -271,6 +299,47 @@ KE_EXPORT const char *ke_model_signature(void) {
 
 KE_EXPORT const char *ke_model_last_error(void) { return lastError; }
 
+/* Box copy `index` between the slots. */
+static int copyBox(uint32_t index, const CUdeviceptr *slots, CUstream stream) {
+  const ke_model_box *b = (const ke_model_box *)at(header()->boxes) + index;
+  CopyBox box;
+  memset(&box, 0, sizeof(box));
+  box.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  box.srcDevice = slots[b->src_slot] + b->src_offset;
+  box.srcPitch = b->src_pitch;
+  box.srcHeight = b->src_rows;
+  box.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  box.dstDevice = slots[b->dst_slot] + b->dst_offset;
+  box.dstPitch = b->dst_pitch;
+  box.dstHeight = b->dst_rows;
+  box.WidthInBytes = b->width;
+  box.Height = b->height;
+  box.Depth = b->depth;
+  CUresult result = cu.cuMemcpy3DAsync(&box, stream);
+  if (result != CUDA_SUCCESS)
+    return failCuda("cuMemcpy3DAsync", result);
+  return 0;
+}
+
+/* Fill step `step`: the slot's bytes set to a repeated 1, 2 or 4-byte
+   pattern. */
+static int fill(const ke_model_step *step, const CUdeviceptr *slots,
+                CUstream stream) {
+  CUdeviceptr ptr = slots[step->a];
+  CUresult result;
+  if (step->reserved == 4)
+    result = cu.cuMemsetD32Async(ptr, step->b, step->bytes / 4, stream);
+  else if (step->reserved == 2)
+    result = cu.cuMemsetD16Async(ptr, (unsigned short)step->b,
+                                 step->bytes / 2, stream);
+  else
+    result = cu.cuMemsetD8Async(ptr, (unsigned char)step->b, step->bytes,
+                                stream);
+  if (result != CUDA_SUCCESS)
+    return failCuda("cuMemset", result);
+  return 0;
+}
+
 /* Enqueues one call's steps on `stream`. Called with `lock` held. */
 static int run(CUstream stream, void *const *buffers) {
   if (ensureLoaded())
@@ -307,6 +376,10 @@ static int run(CUstream stream, void *const *buffers) {
   for (uint32_t i = 0; i < h->num_steps && !status; ++i) {
     if (steps[i].op == KE_STEP_LAUNCH) {
       status = launch(steps[i].a, slots, stream);
+    } else if (steps[i].op == KE_STEP_BOX) {
+      status = copyBox(steps[i].a, slots, stream);
+    } else if (steps[i].op == KE_STEP_FILL) {
+      status = fill(&steps[i], slots, stream);
     } else {
       CUresult result = cu.cuMemcpyDtoDAsync(
           slots[steps[i].a], slots[steps[i].b], steps[i].bytes, stream);

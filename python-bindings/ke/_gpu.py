@@ -67,33 +67,52 @@ class GpuModel:
         """The results (shape, element type) of the model's function."""
         return [(tuple(o["shape"]), o["dtype"]) for o in self.signature["outputs"]]
 
-    def __call__(self, *tensors):
+    def _prepare(self):
+        """What each call needs, computed once: the torch dtypes and shapes
+        of the inputs and outputs, and the pointer array type."""
         import torch
-        if len(tensors) != len(self.inputs):
+        self._torch = torch
+        self._input_types = [(shape, _torch_dtype(torch, dtype))
+                             for shape, dtype in self.inputs]
+        self._output_types = [(shape, _torch_dtype(torch, dtype))
+                              for shape, dtype in self.results]
+        self._pointers = ctypes.c_void_p * (len(self._input_types) +
+                                            len(self._output_types))
+
+    def __call__(self, *tensors):
+        if not hasattr(self, "_torch"):
+            self._prepare()
+        torch = self._torch
+        if len(tensors) != len(self._input_types):
             raise CallError("%s takes %d inputs, got %d" %
-                            (self.signature["name"], len(self.inputs),
+                            (self.signature["name"], len(self._input_types),
                              len(tensors)))
-        device = None
-        for index, (tensor, (shape, dtype)) in enumerate(zip(tensors, self.inputs)):
+        for index, (tensor, (shape, dtype)) in enumerate(
+                zip(tensors, self._input_types)):
             if not isinstance(tensor, torch.Tensor) or not tensor.is_cuda:
                 raise CallError("input #%d: a GPU model takes CUDA tensors" % index)
             if not tensor.is_contiguous():
                 raise CallError("input #%d is not contiguous" % index)
-            if tuple(tensor.shape) != shape or tensor.dtype != _torch_dtype(torch, dtype):
+            if tensor.dtype != dtype or tuple(tensor.shape) != shape:
                 raise CallError("input #%d is %s %s, the model takes %s %s" %
                                 (index, tuple(tensor.shape), tensor.dtype,
                                  shape, dtype))
-            device = device or tensor.device
-        if device is None:
-            device = torch.device("cuda")
-        outputs = [torch.empty(shape, dtype=_torch_dtype(torch, dtype), device=device)
-                   for shape, dtype in self.results]
-        pointers = (ctypes.c_void_p * (len(tensors) + len(outputs)))(
-            *[t.data_ptr() for t in list(tensors) + outputs])
-        with torch.cuda.device(device):
-            stream = torch.cuda.current_stream().cuda_stream
-            if self._lib.ke_model_run(ctypes.c_void_p(stream), pointers):
-                raise CallError(self._lib.ke_model_last_error().decode())
+        device = tensors[0].device if tensors else torch.device(
+            "cuda", torch.cuda.current_device())
+        outputs = [torch.empty(shape, dtype=dtype, device=device)
+                   for shape, dtype in self._output_types]
+        pointers = self._pointers(*[t.data_ptr() for t in tensors],
+                                  *[t.data_ptr() for t in outputs])
+        if device.index is not None and device.index != torch.cuda.current_device():
+            # The library runs in the calling thread's current context.
+            with torch.cuda.device(device):
+                return self._run(device, pointers, outputs)
+        return self._run(device, pointers, outputs)
+
+    def _run(self, device, pointers, outputs):
+        stream = self._torch.cuda.current_stream(device).cuda_stream
+        if self._lib.ke_model_run(stream, pointers):
+            raise CallError(self._lib.ke_model_last_error().decode())
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
     def save(self, path):

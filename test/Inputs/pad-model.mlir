@@ -1,4 +1,5 @@
-// A model with a tensor.pad between its kernel groups.
+// A model with a tensor.pad before its kernel group (a fill and a box
+// copy in a GPU model).
 func.func @forward(%x: tensor<4x8xf32>) -> tensor<6x10xf32> {
   %z = arith.constant 0.0 : f32
   %p = tensor.pad %x low[1, 1] high[1, 1] {

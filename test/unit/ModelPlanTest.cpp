@@ -28,6 +28,7 @@ struct Plan {
   std::vector<ke_model_slot> slots;
   std::vector<ke_model_step> steps;
   std::vector<ke_model_arg> args;
+  std::vector<ke_model_box> boxes;
   std::string signature;
 };
 
@@ -96,6 +97,8 @@ protected:
     p.steps = readArray<ke_model_step>(*blob, p.header.steps,
                                        p.header.num_steps);
     p.args = readArray<ke_model_arg>(*blob, p.header.args, p.header.num_args);
+    p.boxes = readArray<ke_model_box>(*blob, p.header.boxes,
+                                      p.header.num_boxes);
     p.signature = blob->data() + p.header.signature;
     return p;
   }
@@ -195,18 +198,69 @@ func.func @f(%a: tensor<4x4xf32>) -> tensor<16xf32> {
   EXPECT_EQ(count(*p, KE_SLOT_TEMP), 0u);
 }
 
+TEST_F(ModelPlanTest, PadsAreAFillAndABoxCopy) {
+  // NCHW padding of H and W: N and C merge, so one 3-D box copies the
+  // interior (rows of 8 floats into rows of 10, slices of 6 rows into
+  // slices of 8 rows) after the fill with 1.0.
+  mlir::FailureOr<Plan> p = plan(R"mlir(
+func.func @f(%a: tensor<2x3x6x8xf32>) -> tensor<2x3x8x10xf32> {
+  %one = arith.constant 1.0 : f32
+  %p = tensor.pad %a low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %one : f32
+  } : tensor<2x3x6x8xf32> to tensor<2x3x8x10xf32>
+  return %p : tensor<2x3x8x10xf32>
+})mlir");
+  ASSERT_TRUE(mlir::succeeded(p)) << diagnostics;
+  ASSERT_EQ(p->steps.size(), 2u);
+  EXPECT_EQ(p->steps[0].op, unsigned(KE_STEP_FILL));
+  EXPECT_EQ(p->steps[0].b, 0x3f800000u);
+  EXPECT_EQ(p->steps[0].reserved, 4u);
+  EXPECT_EQ(p->steps[0].bytes, 2u * 3 * 8 * 10 * 4);
+  EXPECT_EQ(p->steps[1].op, unsigned(KE_STEP_BOX));
+  ASSERT_EQ(p->boxes.size(), 1u);
+  const ke_model_box &box = p->boxes[0];
+  EXPECT_EQ(box.width, 8u * 4);
+  EXPECT_EQ(box.height, 6u);
+  EXPECT_EQ(box.depth, 6u); // N * C
+  EXPECT_EQ(box.src_pitch, 8u * 4);
+  EXPECT_EQ(box.src_rows, 6u);
+  EXPECT_EQ(box.dst_pitch, 10u * 4);
+  EXPECT_EQ(box.dst_rows, 8u);
+  EXPECT_EQ(box.dst_offset, (10u + 1) * 4);
+  EXPECT_EQ(box.src_offset, 0u);
+  // The padded temporary is the caller's output.
+  EXPECT_EQ(p->slots[box.dst_slot].kind, unsigned(KE_SLOT_OUTPUT));
+}
+
+TEST_F(ModelPlanTest, SlicesAreBoxCopies) {
+  // The middle third of the last dimension (torch's chunk): rows of 32
+  // floats, 96 apart in the source, 32 in the result; the outer two
+  // dimensions merge into the rows.
+  mlir::FailureOr<Plan> p = plan(R"mlir(
+func.func @f(%a: tensor<2x8x96xf32>) -> tensor<2x8x32xf32> {
+  %s = tensor.extract_slice %a[0, 0, 32] [2, 8, 32] [1, 1, 1] : tensor<2x8x96xf32> to tensor<2x8x32xf32>
+  return %s : tensor<2x8x32xf32>
+})mlir");
+  ASSERT_TRUE(mlir::succeeded(p)) << diagnostics;
+  ASSERT_EQ(p->boxes.size(), 1u);
+  const ke_model_box &box = p->boxes[0];
+  EXPECT_EQ(box.width, 32u * 4);
+  EXPECT_EQ(box.height, 16u);
+  EXPECT_EQ(box.depth, 1u);
+  EXPECT_EQ(box.src_pitch, 96u * 4);
+  EXPECT_EQ(box.dst_pitch, 32u * 4);
+  EXPECT_EQ(box.src_offset, 32u * 4);
+}
+
 TEST_F(ModelPlanTest, OpsOutsideKernelGroupsAreErrors) {
   mlir::FailureOr<Plan> p = plan(R"mlir(
-func.func @f(%a: tensor<4xf32>) -> tensor<6xf32> {
-  %z = arith.constant 0.0 : f32
-  %p = tensor.pad %a low[1] high[1] {
-  ^bb0(%i: index):
-    tensor.yield %z : f32
-  } : tensor<4xf32> to tensor<6xf32>
-  return %p : tensor<6xf32>
+func.func @f(%a: tensor<4xf32>) -> tensor<8xf32> {
+  %c = tensor.concat dim(0) %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
+  return %c : tensor<8xf32>
 })mlir");
   EXPECT_TRUE(mlir::failed(p));
-  EXPECT_NE(diagnostics.find("tensor.pad has no GPU lowering outside a "
+  EXPECT_NE(diagnostics.find("tensor.concat has no GPU lowering outside a "
                              "kernel group"),
             std::string::npos);
 }

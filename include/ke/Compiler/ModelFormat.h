@@ -47,7 +47,10 @@ enum ke_arg_kind {
 /* What one step of a call does. */
 enum ke_step_op {
   KE_STEP_LAUNCH = 0, /* launch `a` */
-  KE_STEP_COPY = 1    /* `bytes` from slot `b` to slot `a` */
+  KE_STEP_COPY = 1,   /* `bytes` from slot `b` to slot `a` */
+  KE_STEP_BOX = 2,    /* box copy `a` (ke_model_box) */
+  KE_STEP_FILL = 3    /* `bytes` of slot `a` set to `b`'s low `reserved`
+                         bytes (1, 2 or 4) repeated */
 };
 
 /* Device code formats. */
@@ -59,9 +62,9 @@ typedef struct ke_model_header {
   uint32_t num_inputs, num_outputs;
   uint32_t num_slots, num_images, num_launches, num_args, num_steps;
   uint32_t num_constants;
-  uint32_t reserved;
+  uint32_t num_boxes;
   /* Offsets of the record arrays. */
-  uint64_t slots, images, launches, args, steps, constants;
+  uint64_t slots, images, launches, args, steps, constants, boxes;
   /* The model's signature as JSON (NUL-terminated): its name, target,
      pipeline hash, and the shape and element type of every input and
      output. */
@@ -104,6 +107,17 @@ typedef struct ke_model_step {
 typedef struct ke_model_constant {
   uint64_t data, bytes;
 } ke_model_constant;
+
+/* A copy of a box of up to three dimensions between two slots (a slice, a
+   pad's interior): `depth` slices of `height` rows of `width` contiguous
+   bytes, each side at its byte offset into its slot, rows `pitch` bytes
+   apart and slices `pitch * rows` bytes apart (cuMemcpy3D's model). */
+typedef struct ke_model_box {
+  uint32_t dst_slot, src_slot;
+  uint64_t dst_offset, src_offset;
+  uint64_t width, height, depth;
+  uint64_t dst_pitch, dst_rows, src_pitch, src_rows;
+} ke_model_box;
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""PyTorch modules imported by ke, compiled for a CUDA GPU into one shared
+library each, and checked and timed against eager PyTorch on the GPU.
+
+The modules are the ones ke's Python tests compile for the CPU
+(python-bindings/tests/zoo.py). Two steps, because torch-mlir (the
+importer) is too big to carry to the GPU machine:
+
+    # here, with build/venv (torch, torch-mlir) and ke-opt:
+    build/venv/bin/python benchmarks/gpu/torch_models.py prepare DIR --target cuda:sm_90
+    # on the GPU machine, with DIR carried (PyTorch only, no LLVM):
+    python3 benchmarks/gpu/torch_models.py check DIR
+
+`prepare` seeds each module and its inputs, imports it (ke.import_torch, eval
+mode, weights inlined), compiles it (ke.compile, default schedules or
+`--db`), and saves DIR/NAME.so with DIR/NAME.pt (the module's state and
+inputs); a module that does not import or compile gets DIR/NAME.error.
+`check` rebuilds each module with its state, runs the library on CUDA
+tensors (ke.load) and eager PyTorch (TF32 off) on the same inputs, compares
+them by relative L2 error (ke's tolerances) and times both as run.py does
+(CUDA events around the call, L2 flushed by reading a buffer twice its
+size, median). Writes $OUT/torch-models.md and .json.
+"""
+import argparse
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "python-bindings"))
+sys.path.insert(0, os.path.join(ROOT, "python-bindings", "tests"))
+
+
+def prepare(args):
+    import torch
+    import ke
+    from zoo import MODELS
+    os.makedirs(args.dir, exist_ok=True)
+    for name in sorted(MODELS):
+        torch.manual_seed(0)
+        model, inputs = MODELS[name]()
+        model.eval()
+        base = os.path.join(args.dir, name)
+        try:
+            text = ke.import_torch(model, inputs)
+            compiled = ke.compile(text, target=args.target, db=args.db)
+            compiled.save(base + ".so")
+            torch.save({"state": model.state_dict(), "inputs": inputs},
+                       base + ".pt")
+            print(f"{name}: {base}.so")
+        except ke.KeError as error:
+            lines = str(error).strip().splitlines()
+            first = next((l for l in lines if "error:" in l), lines[0])[:300]
+            with open(base + ".error", "w") as f:
+                f.write(first + "\n")
+            print(f"{name}: {first}")
+
+
+def check(args):
+    import torch
+    import ke
+    from zoo import MODELS
+    sys.path.insert(0, HERE)
+    import run as bench
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    tolerance = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 3e-2}
+    flush = bench.make_flush(torch)
+    device = torch.cuda.get_device_name()
+    rows = []
+    for name in sorted(MODELS):
+        base = os.path.join(args.dir, name)
+        row = {"model": name}
+        rows.append(row)
+        if os.path.exists(base + ".error"):
+            row["error"] = open(base + ".error").read().strip()
+            continue
+        try:
+            torch.manual_seed(0)
+            model, _ = MODELS[name]()
+            saved = torch.load(base + ".pt")
+            model.load_state_dict(saved["state"])
+            model = model.cuda().eval()
+            inputs = [t.cuda().contiguous() for t in saved["inputs"]]
+            compiled = ke.load(base + ".so")
+            with torch.no_grad():
+                expected = model(*inputs)
+                actual = compiled(*inputs)
+            torch.cuda.synchronize()
+            if isinstance(expected, torch.Tensor):
+                expected, actual = (expected,), (actual,)
+            errors = []
+            for a, e in zip(actual, expected):
+                a, e = a.double(), e.double()
+                norm = e.norm().item()
+                errors.append((a - e).norm().item() / (norm if norm else 1.0))
+            row["relative_error"] = max(errors)
+            row["correct"] = all(err <= tolerance[e.dtype]
+                                 for err, e in zip(errors, expected))
+            with torch.no_grad():
+                ke_s, _ = bench.time_cuda([lambda: compiled(*inputs)], flush, torch)
+                torch_s, _ = bench.time_cuda([lambda: model(*inputs)], flush, torch)
+            row.update(ke_us=ke_s * 1e6, torch_us=torch_s * 1e6,
+                       speedup=torch_s / ke_s)
+        except Exception as error:  # reported in the row; the run goes on
+            row["error"] = str(error)[:300]
+    lines = [f"Device: {device}; PyTorch {torch.__version__}; default schedules.",
+             "", "| module | correct | max rel. error | ke µs | PyTorch eager µs "
+             "| vs PyTorch | notes |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['model']} | no | | | | | {r['error'][:140]} |")
+        else:
+            lines.append(f"| {r['model']} | {'yes' if r['correct'] else 'NO'} | "
+                         f"{r['relative_error']:.1e} | {r['ke_us']:.1f} | "
+                         f"{r['torch_us']:.1f} | {r['speedup']:.2f} | |")
+    out = os.environ.get("OUT", ".")
+    with open(os.path.join(out, "torch-models.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.join(out, "torch-models.json"), "w") as f:
+        json.dump({"device": device, "rows": rows}, f, indent=1)
+    print("\n".join(lines))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="step", required=True)
+    p = sub.add_parser("prepare")
+    p.add_argument("dir")
+    p.add_argument("--target", default="cuda:sm_90")
+    p.add_argument("--db")
+    c = sub.add_parser("check")
+    c.add_argument("dir")
+    args = parser.parse_args()
+    (prepare if args.step == "prepare" else check)(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""The PyTorch modules ke's Python tests compile (test_models.py), shared
+with benchmarks/gpu/torch_models.py, which compiles the same ones for a
+CUDA GPU and checks them there. Only torch is imported here."""
+
+import torch
+from torch import nn
+
+
+class Attention(nn.Module):
+    """Single-head self-attention with an output projection."""
+
+    def __init__(self, dim=32):
+        super().__init__()
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.out = nn.Linear(dim, dim)
+        self.scale = dim ** -0.5
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        weights = torch.softmax(q @ k.transpose(-2, -1) * self.scale, dim=-1)
+        return self.out(weights @ v)
+
+
+class Residual(nn.Module):
+    """A ResNet basic block: two 3x3 conv + batch norm, ReLU, skip."""
+
+    def __init__(self, channels=8):
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(channels)
+        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(channels)
+
+    def forward(self, x):
+        y = torch.relu(self.bn1(self.conv1(x)))
+        return torch.relu(x + self.bn2(self.conv2(y)))
+
+
+class TwoOutputs(nn.Module):
+    def forward(self, x, y):
+        return x @ y, torch.tanh(x).sum(dim=1)
+
+
+class ElementwiseChain(nn.Module):
+    # Not GELU: exact GELU needs math.erf and the tanh form math.fpowi on
+    # vectors, which ke's CPU lowering does not lower yet (docs/python.md).
+    def forward(self, x):
+        return torch.tanh(x) * torch.sigmoid(x) + torch.exp(-x * x)
+
+
+def _batchnorm_with_statistics(module):
+    """Non-trivial running statistics, so eval-mode batch norm matters."""
+    for m in module.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 2.0)
+    return module
+
+
+MODELS = {
+    "mlp": lambda: (nn.Sequential(nn.Linear(16, 32), nn.ReLU(),
+                                  nn.Linear(32, 8)), (torch.randn(4, 16),)),
+    "conv_bn_relu": lambda: (
+        _batchnorm_with_statistics(nn.Sequential(
+            nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU())),
+        (torch.randn(1, 3, 8, 8),)),
+    "attention": lambda: (Attention(), (torch.randn(2, 8, 32),)),
+    "layernorm": lambda: (nn.LayerNorm(32), (torch.randn(4, 32),)),
+    "softmax": lambda: (nn.Softmax(dim=-1), (torch.randn(4, 16),)),
+    "residual": lambda: (_batchnorm_with_statistics(Residual()),
+                         (torch.randn(1, 8, 6, 6),)),
+    "linear": lambda: (nn.Linear(8, 4), (torch.randn(3, 8),)),
+    "elementwise_chain": lambda: (ElementwiseChain(), (torch.randn(5, 7),)),
+    "max_pool": lambda: (nn.MaxPool2d(2), (torch.randn(1, 2, 8, 8),)),
+    "avg_pool": lambda: (nn.AvgPool2d(2), (torch.randn(1, 2, 8, 8),)),
+    "two_outputs": lambda: (TwoOutputs(), (torch.randn(4, 6),
+                                           torch.randn(6, 3))),
+    "log_softmax": lambda: (nn.LogSoftmax(dim=1), (torch.randn(3, 10),)),
+}
