@@ -13,8 +13,11 @@ importer) is too big to carry to the GPU machine:
 
 `prepare` seeds each module and its inputs, imports it (ke.import_torch, eval
 mode, weights inlined), compiles it (ke.compile, default schedules or
-`--db`), and saves DIR/NAME.so with DIR/NAME.pt (the module's state and
-inputs); a module that does not import or compile gets DIR/NAME.error.
+`--db`), and saves DIR/NAME.so with DIR/NAME.mlir and DIR/NAME.pt (the
+module's state and inputs); a module that does not import or compile gets
+DIR/NAME.error. `check --trials N` first tunes each DIR/NAME.mlir on the GPU
+(the carried static ke-opt, build/package) and compiles it with the records
+there (ke-opt links the library itself).
 `check` rebuilds each module with its state, runs the library on CUDA
 tensors (ke.load) and eager PyTorch (TF32 off) on the same inputs, compares
 them by relative L2 error (ke's tolerances) and times both as run.py does
@@ -44,6 +47,8 @@ def prepare(args):
         base = os.path.join(args.dir, name)
         try:
             text = ke.import_torch(model, inputs)
+            with open(base + ".mlir", "w") as f:
+                f.write(text)
             compiled = ke.compile(text, target=args.target, db=args.db)
             compiled.save(base + ".so")
             torch.save({"state": model.state_dict(), "inputs": inputs},
@@ -67,6 +72,13 @@ def check(args):
     torch.backends.cudnn.allow_tf32 = False
     tolerance = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 3e-2}
     flush = bench.make_flush(torch)
+    ke_opt = None
+    if args.trials:
+        import tempfile
+        ke_opt = bench.find_ke_opt(None, tempfile.mkdtemp(prefix="ke-opt-"))
+        bench.use_carried_openmp()
+        major, minor = torch.cuda.get_device_capability()
+        target = f"cuda:sm_{major}{minor}"
     device = torch.cuda.get_device_name()
     rows = []
     for name in sorted(MODELS):
@@ -83,7 +95,21 @@ def check(args):
             model.load_state_dict(saved["state"])
             model = model.cuda().eval()
             inputs = [t.cuda().contiguous() for t in saved["inputs"]]
-            compiled = ke.load(base + ".so")
+            library = base + ".so"
+            if ke_opt:
+                # Tuned here, on this GPU, then compiled with the records.
+                tuned = os.path.join(os.environ.get("OUT", "."), name + ".tuned.so")
+                db = os.path.join(os.environ.get("OUT", "."), name + ".db")
+                for command in (
+                        [ke_opt, "tune", base + ".mlir", "--target", target,
+                         "--trials", str(args.trials), "--db", db, "--no-progress"],
+                        [ke_opt, "compile", base + ".mlir", "--target", target,
+                         "--db", db, "-o", tuned]):
+                    code, _, err = bench.run_ke(command, 900)
+                    if code != 0:
+                        raise RuntimeError(f"{command[1]} failed: {err[-300:]}")
+                library = tuned
+            compiled = ke.load(library)
             with torch.no_grad():
                 expected = model(*inputs)
                 actual = compiled(*inputs)
@@ -105,7 +131,9 @@ def check(args):
                        speedup=torch_s / ke_s)
         except Exception as error:  # reported in the row; the run goes on
             row["error"] = str(error)[:300]
-    lines = [f"Device: {device}; PyTorch {torch.__version__}; default schedules.",
+    schedules = (f"tuned here, {args.trials} trials per workload" if args.trials
+                 else "default schedules")
+    lines = [f"Device: {device}; PyTorch {torch.__version__}; {schedules}.",
              "", "| module | correct | max rel. error | ke µs | PyTorch eager µs "
              "| vs PyTorch | notes |", "|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -132,6 +160,9 @@ def main():
     p.add_argument("--db")
     c = sub.add_parser("check")
     c.add_argument("dir")
+    c.add_argument("--trials", type=int, default=0,
+                   help="tune each module on this GPU first (ke-opt from "
+                        "build/package) and run the tuned library")
     args = parser.parse_args()
     (prepare if args.step == "prepare" else check)(args)
 
