@@ -22,7 +22,9 @@ there (ke-opt links the library itself).
 tensors (ke.load) and eager PyTorch (TF32 off) on the same inputs, compares
 them by relative L2 error (ke's tolerances) and times both as run.py does
 (CUDA events around the call, L2 flushed by reading a buffer twice its
-size, median). Writes $OUT/torch-models.md and .json.
+size, median); with `--graphs` each side is captured once in a CUDA graph
+and the replays are timed, which leaves out Python's dispatch of every op.
+Writes $OUT/torch-models.md and .json.
 """
 import argparse
 import json
@@ -60,6 +62,19 @@ def prepare(args):
             with open(base + ".error", "w") as f:
                 f.write(first + "\n")
             print(f"{name}: {first}")
+
+
+def graphed(torch, call):
+    """`call` captured once in a CUDA graph (after a warm-up outside it,
+    which loads ke's device code): replaying it is one launch from the
+    host, so the events time the GPU's work, not Python's dispatch of each
+    op. The same for ke and PyTorch."""
+    call()
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        call()
+    return graph.replay
 
 
 def check(args):
@@ -125,14 +140,20 @@ def check(args):
             row["correct"] = all(err <= tolerance[e.dtype]
                                  for err, e in zip(errors, expected))
             with torch.no_grad():
-                ke_s, _ = bench.time_cuda([lambda: compiled(*inputs)], flush, torch)
-                torch_s, _ = bench.time_cuda([lambda: model(*inputs)], flush, torch)
+                ke_call = lambda: compiled(*inputs)  # noqa: E731
+                torch_call = lambda: model(*inputs)  # noqa: E731
+                if args.graphs:
+                    ke_call, torch_call = graphed(torch, ke_call), graphed(torch, torch_call)
+                ke_s, _ = bench.time_cuda([ke_call], flush, torch)
+                torch_s, _ = bench.time_cuda([torch_call], flush, torch)
             row.update(ke_us=ke_s * 1e6, torch_us=torch_s * 1e6,
                        speedup=torch_s / ke_s)
         except Exception as error:  # reported in the row; the run goes on
             row["error"] = str(error)[:300]
     schedules = (f"tuned here, {args.trials} trials per workload" if args.trials
                  else "default schedules")
+    if args.graphs:
+        schedules += "; both sides replayed from CUDA graphs"
     lines = [f"Device: {device}; PyTorch {torch.__version__}; {schedules}.",
              "", "| module | correct | max rel. error | ke µs | PyTorch eager µs "
              "| vs PyTorch | notes |", "|---|---|---|---|---|---|---|"]
@@ -160,6 +181,9 @@ def main():
     p.add_argument("--db")
     c = sub.add_parser("check")
     c.add_argument("dir")
+    c.add_argument("--graphs", action="store_true",
+                   help="time CUDA graph replays of both (no host dispatch "
+                        "per op)")
     c.add_argument("--trials", type=int, default=0,
                    help="tune each module on this GPU first (ke-opt from "
                         "build/package) and run the tuned library")

@@ -32,8 +32,10 @@ const char *ke_model_signature(void);
    constants and allocates the temporaries, which later calls reuse; later
    calls must come from that context. Calls are ordered on the device: a
    call waits (on its stream, not on the host) for the previous one to
-   finish. Returns 0, or a nonzero code with ke_model_last_error() saying
-   why. Thread-safe. */
+   finish. A call may be captured into a CUDA graph (stream capture); the
+   replays then share the temporaries, so replays of one model must not
+   overlap each other or other calls. Returns 0, or a nonzero code with
+   ke_model_last_error() saying why. Thread-safe. */
 int ke_model_run(void *stream, void *const *buffers);
 
 /* Why the calling thread's last failed ke_model_run failed. */

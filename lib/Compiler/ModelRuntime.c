@@ -80,6 +80,7 @@ static struct {
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned);
+  CUresult (*cuStreamIsCapturing)(CUstream, int *);
   CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
   CUresult (*cuMemcpy3DAsync)(const CopyBox *, CUstream);
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
@@ -179,6 +180,10 @@ static int openDriver(void) {
       resolve(library, &cu.cuEventRecord, "cuEventRecord", 0) ||
       resolve(library, &cu.cuStreamWaitEvent, "cuStreamWaitEvent", 0))
     return 1;
+  /* CUDA 10 and later; without it no stream is taken to be capturing. */
+  cu.cuStreamIsCapturing = 0;
+  resolve(library, &cu.cuStreamIsCapturing, "cuStreamIsCapturing", 0);
+  lastError[0] = 0;
   return 0;
 }
 
@@ -366,8 +371,15 @@ static int run(CUstream stream, void *const *buffers) {
     }
   }
   int status = 0;
+  /* Captured into a CUDA graph, the call's steps become nodes that the
+     graph orders; waiting on (or recording) the event of calls outside the
+     capture is not allowed there. */
+  int capturing = 0;
+  if (cu.cuStreamIsCapturing &&
+      cu.cuStreamIsCapturing(stream, &capturing) != CUDA_SUCCESS)
+    capturing = 0;
   /* The temporaries are the previous call's until it is done with them. */
-  if (model.recorded) {
+  if (model.recorded && !capturing) {
     CUresult result = cu.cuStreamWaitEvent(stream, model.done, 0);
     if (result != CUDA_SUCCESS)
       status = failCuda("cuStreamWaitEvent", result);
@@ -387,9 +399,10 @@ static int run(CUstream stream, void *const *buffers) {
         status = failCuda("cuMemcpyDtoDAsync", result);
     }
   }
-  CUresult result = cu.cuEventRecord(model.done, stream);
+  CUresult result = capturing ? CUDA_SUCCESS
+                              : cu.cuEventRecord(model.done, stream);
   if (result == CUDA_SUCCESS)
-    model.recorded = 1;
+    model.recorded = model.recorded || !capturing;
   else if (!status)
     status = failCuda("cuEventRecord", result);
   free(slots);
