@@ -9,8 +9,9 @@ the same computation written in PyTorch):
 2. `ke-opt compile MODEL --target cuda:sm_XY [--db DB] -o MODEL.so`: every
    kernel group with its best record (or the default schedule) and the glue
    between them (ke-c/ke_model.h);
-3. the library loaded with ctypes and called on CUDA tensors, on PyTorch's
-   current stream (ke_model_run), its outputs compared with PyTorch's by
+3. the library loaded with ke.load (python-bindings: ctypes over
+   ke_model_run) and called on CUDA tensors, on PyTorch's current stream,
+   its outputs compared with PyTorch's by
    relative L2 error (ke's tolerances, per model below);
 4. both timed as benchmarks/gpu/run.py times ops (CUDA events around the
    call only, L2 flushed by reading a buffer twice its size before each run,
@@ -22,7 +23,6 @@ reported in its row and the run goes on.
     python3 benchmarks/gpu/models.py --trials 40
 """
 import argparse
-import ctypes
 import json
 import os
 import subprocess
@@ -32,7 +32,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "python-bindings"))
 import run as bench  # noqa: E402  (find_ke_opt, make_flush, time_cuda, ...)
+import ke  # noqa: E402  (ke.load: the model library on CUDA tensors)
 
 
 def gelu_tanh(torch, a):
@@ -68,34 +70,26 @@ def relative_error(torch, actual, expected):
     return diff / norm if norm else diff
 
 
-class Model:
-    """A ke model library (ke-c/ke_model.h) called on torch tensors."""
-
-    def __init__(self, path, torch):
-        self.torch = torch
-        self.lib = ctypes.CDLL(path)
-        self.lib.ke_model_signature.restype = ctypes.c_char_p
-        self.lib.ke_model_last_error.restype = ctypes.c_char_p
-        self.lib.ke_model_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-        self.signature = json.loads(self.lib.ke_model_signature())
-        names = {"f32": torch.float32, "f16": torch.float16,
-                 "bf16": torch.bfloat16, "f64": torch.float64,
-                 "i64": torch.int64, "i32": torch.int32}
-        self.outputs = [(tuple(o["shape"]), names[o["dtype"]])
-                        for o in self.signature["outputs"]]
-
-    def __call__(self, *inputs):
-        torch = self.torch
-        outputs = [torch.empty(s, dtype=d, device="cuda") for s, d in self.outputs]
-        for t in inputs:
-            if not t.is_cuda or not t.is_contiguous():
-                raise ValueError("ke models take contiguous CUDA tensors")
-        pointers = (ctypes.c_void_p * (len(inputs) + len(outputs)))(
-            *[t.data_ptr() for t in list(inputs) + outputs])
-        stream = torch.cuda.current_stream().cuda_stream
-        if self.lib.ke_model_run(ctypes.c_void_p(stream), pointers):
-            raise RuntimeError(self.lib.ke_model_last_error().decode())
-        return outputs[0] if len(outputs) == 1 else outputs
+def write_table(out_dir, stem, caption, rows, error_width=120):
+    """Writes `rows` (dicts with model, relative_error, correct, ke_us,
+    torch_us, speedup, or error) as OUT_DIR/STEM.md under `caption`, and
+    as STEM.json; returns the Markdown lines. Shared with torch_models.py."""
+    lines = [caption, "",
+             "| model | correct | max rel. error | ke µs | PyTorch eager µs | vs PyTorch | notes |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['model']} | no | | | | | {r['error'][:error_width]} |")
+        else:
+            lines.append(f"| {r['model']} | {'yes' if r['correct'] else 'NO'} | "
+                         f"{r['relative_error']:.1e} | {r['ke_us']:.1f} | "
+                         f"{r['torch_us']:.1f} | {r['speedup']:.2f} | |")
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, stem + ".md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.join(out_dir, stem + ".json"), "w") as f:
+        json.dump({"caption": caption, "rows": rows}, f, indent=1)
+    return lines
 
 
 def main():
@@ -138,7 +132,7 @@ def main():
             if code != 0:
                 raise RuntimeError(f"compile failed ({code}): {err[-800:]}")
             row["tuned"] = "applied tuned schedule" in err
-            model = Model(library, torch)
+            model = ke.load(library)
             g = torch.Generator(device="cuda").manual_seed(7)
             inputs = [(torch.rand(s, generator=g, device="cuda") * 2 - 1).to(d)
                       for s, d in shapes]
@@ -157,23 +151,11 @@ def main():
         except Exception as error:  # reported in the row; the run goes on
             row["error"] = str(error)
             bench.log(f"{name}: {error}")
-    lines = [f"Device: {device}; ke target {target}; PyTorch {torch.__version__}; "
-             f"{'tuned, ' + str(args.trials) + ' trials per workload' if args.trials else 'default schedules'}.",
-             "",
-             "| model | correct | max rel. error | ke µs | PyTorch eager µs | vs PyTorch | notes |",
-             "|---|---|---|---|---|---|---|"]
-    for r in rows:
-        if "error" in r:
-            lines.append(f"| {r['model']} | no | | | | | {r['error'][:120]} |")
-        else:
-            lines.append(f"| {r['model']} | {'yes' if r['correct'] else 'NO'} | "
-                         f"{r['relative_error']:.1e} | {r['ke_us']:.1f} | "
-                         f"{r['torch_us']:.1f} | {r['speedup']:.2f} | |")
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "models.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    with open(os.path.join(args.out, "models.json"), "w") as f:
-        json.dump({"device": device, "rows": rows}, f, indent=1)
+    schedules = (f"tuned, {args.trials} trials per workload" if args.trials
+                 else "default schedules")
+    lines = write_table(args.out, "models",
+                        f"Device: {device}; ke target {target}; PyTorch "
+                        f"{torch.__version__}; {schedules}.", rows)
     print("\n".join(lines))
     return 0 if all(r.get("correct") for r in rows) else 1
 

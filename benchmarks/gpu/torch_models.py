@@ -27,7 +27,6 @@ and the replays are timed, which leaves out Python's dispatch of every op.
 Writes $OUT/torch-models.md and .json.
 """
 import argparse
-import json
 import os
 import sys
 
@@ -83,6 +82,7 @@ def check(args):
     from zoo import MODELS
     sys.path.insert(0, HERE)
     import run as bench
+    from models import relative_error, write_table
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     tolerance = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 3e-2}
@@ -131,11 +131,8 @@ def check(args):
             torch.cuda.synchronize()
             if isinstance(expected, torch.Tensor):
                 expected, actual = (expected,), (actual,)
-            errors = []
-            for a, e in zip(actual, expected):
-                a, e = a.double(), e.double()
-                norm = e.norm().item()
-                errors.append((a - e).norm().item() / (norm if norm else 1.0))
+            errors = [relative_error(torch, a, e)
+                      for a, e in zip(actual, expected)]
             row["relative_error"] = max(errors)
             row["correct"] = all(err <= tolerance[e.dtype]
                                  for err, e in zip(errors, expected))
@@ -154,21 +151,9 @@ def check(args):
                  else "default schedules")
     if args.graphs:
         schedules += "; both sides replayed from CUDA graphs"
-    lines = [f"Device: {device}; PyTorch {torch.__version__}; {schedules}.",
-             "", "| module | correct | max rel. error | ke µs | PyTorch eager µs "
-             "| vs PyTorch | notes |", "|---|---|---|---|---|---|---|"]
-    for r in rows:
-        if "error" in r:
-            lines.append(f"| {r['model']} | no | | | | | {r['error'][:140]} |")
-        else:
-            lines.append(f"| {r['model']} | {'yes' if r['correct'] else 'NO'} | "
-                         f"{r['relative_error']:.1e} | {r['ke_us']:.1f} | "
-                         f"{r['torch_us']:.1f} | {r['speedup']:.2f} | |")
-    out = os.environ.get("OUT", ".")
-    with open(os.path.join(out, "torch-models.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    with open(os.path.join(out, "torch-models.json"), "w") as f:
-        json.dump({"device": device, "rows": rows}, f, indent=1)
+    lines = write_table(os.environ.get("OUT", "."), "torch-models",
+                        f"Device: {device}; PyTorch {torch.__version__}; "
+                        f"{schedules}.", rows, error_width=140)
     print("\n".join(lines))
 
 

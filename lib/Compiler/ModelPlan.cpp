@@ -25,6 +25,7 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/JSON.h"
 
 #include <cstring>
@@ -577,23 +578,20 @@ LogicalResult PlanBuilder::build() {
       slotOfValue[op.getResult(0)] = *slot;
       continue;
     }
-    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      if (failed(addReturn(ret)))
-        return failure();
-      continue;
-    }
-    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
-      if (failed(addExtractSlice(slice)))
-        return failure();
-      continue;
-    }
-    if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
-      if (failed(addInsertSlice(insert)))
-        return failure();
-      continue;
-    }
-    if (auto pad = dyn_cast<tensor::PadOp>(op)) {
-      if (failed(addPad(pad)))
+    // The glue ops with buffers of their own: std::nullopt for the others.
+    std::optional<LogicalResult> glue =
+        llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(&op)
+            .Case([&](func::ReturnOp ret) { return addReturn(ret); })
+            .Case([&](tensor::ExtractSliceOp slice) {
+              return addExtractSlice(slice);
+            })
+            .Case([&](tensor::InsertSliceOp insert) {
+              return addInsertSlice(insert);
+            })
+            .Case([&](tensor::PadOp pad) { return addPad(pad); })
+            .Default([](Operation *) { return std::nullopt; });
+    if (glue) {
+      if (failed(*glue))
         return failure();
       continue;
     }
