@@ -17,28 +17,39 @@ using namespace mlir;
 void ke::applyGraphPatterns(Operation *root,
                             const FrozenRewritePatternSet &patterns,
                             llvm::StringRef debugType) {
-  // Every op but those that are dead already: the driver erases dead ops it
-  // visits, and an input's unused ops are the user's (ke-opt workloads
-  // lists them). Ops that the rewrites leave dead are in the list.
-  SmallVector<Operation *> ops;
-  root->walk([&](Operation *op) {
-    if (op != root && !isOpTriviallyDead(op))
-      ops.push_back(op);
-  });
+  // Rounds until nothing changes: within one round the greedy driver does
+  // not always revisit an op that a rewrite created and then replaced (a
+  // chain of three elementwise generics fused only its last two), so a
+  // fresh round collects the ops again. Each round is a rewrite of the
+  // whole function, so a few suffice; the bound only guards against
+  // patterns that undo each other.
+  constexpr int kMaxRounds = 8;
   GreedyRewriteConfig config;
   config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps)
       .enableFolding(false)
       .enableConstantCSE(false);
-  bool changed = false;
-  LogicalResult converged =
-      applyOpPatternsGreedily(ops, patterns, config, &changed);
-  LLVM_DEBUG(llvm::dbgs() << "[" << debugType << "] "
-                          << (changed ? "changed" : "no change")
-                          << (succeeded(converged) ? "" : ", not converged")
-                          << "\n");
-  (void)converged;
-  (void)changed;
-  (void)debugType;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    // Every op but those that are dead already: the driver erases dead ops
+    // it visits, and an input's unused ops are the user's (ke-opt
+    // workloads lists them). Ops that the rewrites leave dead are in the
+    // list.
+    SmallVector<Operation *> ops;
+    root->walk([&](Operation *op) {
+      if (op != root && !isOpTriviallyDead(op))
+        ops.push_back(op);
+    });
+    bool changed = false;
+    LogicalResult converged =
+        applyOpPatternsGreedily(ops, patterns, config, &changed);
+    LLVM_DEBUG(llvm::dbgs() << "[" << debugType << "] round " << round << ": "
+                            << (changed ? "changed" : "no change")
+                            << (succeeded(converged) ? "" : ", not converged")
+                            << "\n");
+    (void)converged;
+    (void)debugType;
+    if (!changed)
+      return;
+  }
 }
 
 linalg::LinalgOp ke::getDataMovementProducer(Value value, bool allowBroadcast) {

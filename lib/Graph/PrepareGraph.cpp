@@ -3,7 +3,8 @@
 // prepareGraph (ke/Graph/GraphPreparation.h) and ke-prepare-graph: the
 // steps of ke/Graph/Passes.td in one pipeline, built from their create
 // functions, so that libraries run it without registering passes. Order
-// matters: data movement is folded into its consumers first (a transpose
+// matters: a bias in an accumulator's init becomes an elementwise add
+// first, data movement is folded into its consumers next (a transpose
 // or broadcast between two generics blocks their fusion), dead results go
 // before fusion (an extra result is an extra use), and chains are fused
 // last.
@@ -36,6 +37,7 @@ void ke::buildGraphPreparationPipeline(OpPassManager &pm,
   // Elementwise arith and math on whole tensors (arith.truncf of a tensor)
   // become linalg.generic, which bufferizes and which ke schedules.
   pm.addPass(createConvertElementwiseToLinalgPass());
+  pm.addPass(createSplitBiasFromInitsPass());
   pm.addPass(createFoldTransposesIntoContractionsPass());
   pm.addPass(createFoldBroadcastsIntoConsumersPass());
   pm.addPass(createEraseDeadResultsPass());

@@ -11,7 +11,7 @@ from ke._errors import CallError, CompileError, KeError, TorchImportError
 from ke._compiled import CompiledModel, compile, load
 from ke._gpu import GpuModel
 from ke._library import llvm_version, version
-from ke._torch import import_torch
+from ke._torch import import_torch, model_weights
 from ke._tune import tune
 from ke._database import Database
 from ke._plot import plot_convergence
@@ -28,6 +28,7 @@ __all__ = [
     "import_torch",
     "llvm_version",
     "load",
+    "model_weights",
     "plot_convergence",
     "tune",
     "version",

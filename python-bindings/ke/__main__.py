@@ -1,11 +1,13 @@
-"""`python -m ke import FILE.py:NAME --input SHAPE[:DTYPE]... [-o OUT.mlir]`
+"""`python -m ke import FILE.py:NAME --input SHAPE[:DTYPE]... [--weights
+inline|arguments] [--training] [-o OUT.mlir]`
 
 Imports a PyTorch module from the command line with ke.import_torch:
 NAME in FILE.py (or an importable module, `package.module:NAME`) is an
 nn.Module instance, an nn.Module class, or a function returning either,
 called without arguments; each --input is an example input's shape
 ("4x16", "1x3x224x224") with an optional dtype ("4x16:bf16"; f32 by
-default). Random example inputs decide only shapes and dtypes. The
+default). Random example inputs decide only shapes and dtypes.
+--weights and --training are ke.import_torch's options. The
 linalg-on-tensors MLIR goes to OUT (default: stdout), ready for `ke-opt
 tune` and `ke-opt compile`. Exits 1 with the importer's message on error.
 """
@@ -61,6 +63,13 @@ def main(argv=None):
     imp.add_argument("model", help="FILE.py:NAME or module:NAME")
     imp.add_argument("--input", action="append", default=[], required=True,
                      help="an example input's shape[:dtype], e.g. 4x16:f32")
+    imp.add_argument("--weights", choices=("inline", "arguments"),
+                     default="inline",
+                     help="weights as constants (default) or as arguments "
+                     "after the inputs (ke.model_weights order)")
+    imp.add_argument("--training", action="store_true",
+                     help="import one training-mode forward (batch norm "
+                     "with batch statistics) instead of eval mode")
     imp.add_argument("-o", "--output", default="-")
     args = parser.parse_args(argv)
 
@@ -75,7 +84,8 @@ def main(argv=None):
                          args.model)
     inputs = tuple(_input(text, torch) for text in args.input)
     try:
-        text = ke.import_torch(model, inputs)
+        text = ke.import_torch(model, inputs, weights=args.weights,
+                               training=args.training)
     except ke.KeError as error:
         print("ke import: error: %s" % error, file=sys.stderr)
         return 1

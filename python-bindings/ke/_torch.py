@@ -1,13 +1,25 @@
 """PyTorch models to linalg on tensors with torch-mlir's FX importer.
 
-The model is exported in eval mode (no dropout RNG state, batch norm reads
-its running statistics) with torch.export, then lowered by torch-mlir to
-linalg on tensors. Parameters and buffers become constants of the module
-(`arith.constant dense_resource<...>` with the bytes in the file's resource
-section): the function takes only the model's inputs. ke then rejects, with
-the op and its source location, what it cannot compile yet: ops outside
-upstream MLIR (torch-mlir's tm_tensor dialect, e.g. tm_tensor.scan from
-torch.cumsum) and dynamic shapes.
+The model is exported with torch.export and lowered by torch-mlir to linalg
+on tensors. By default it is exported in eval mode (no dropout RNG state,
+batch norm reads its running statistics); `training=True` exports one
+training-mode forward instead (batch norm normalises with the batch's own
+statistics, as a freshly built KernelBench model does), and the updated
+running statistics, which torch.export returns as extra results, are
+dropped: the function returns what the model returns.
+
+Weights: with `weights="inline"` (the default) parameters and buffers
+become constants of the module (`arith.constant dense_resource<...>` with
+the bytes in the file's resource section) and the function takes only the
+model's inputs. With `weights="arguments"` the function takes the model's
+inputs followed by `model_weights(model)`: its parameters, then its
+buffers, in `named_parameters()` / `named_buffers()` order. The model may
+then live on the meta device: no weight is read, so models whose weights
+do not fit in memory import too.
+
+ke then rejects, with the op and its source location, what it cannot
+compile yet: ops outside upstream MLIR (torch-mlir's tm_tensor dialect,
+e.g. tm_tensor.scan from torch.cumsum) and dynamic shapes.
 """
 
 import re
@@ -59,27 +71,147 @@ def _check_module(module):
                      op.operation.location))
 
 
-def import_torch(model, example_inputs, func_name="forward"):
+def model_weights(model):
+    """The tensors that a model imported with `weights="arguments"` takes
+    after its inputs: `model`'s parameters, then its buffers, in
+    `named_parameters()` / `named_buffers()` order (shared tensors once)."""
+    return ([p for _, p in model.named_parameters()] +
+            [b for _, b in model.named_buffers()])
+
+
+def _weight_names(model):
+    return ([n for n, _ in model.named_parameters()] +
+            [n for n, _ in model.named_buffers()])
+
+
+def _decompositions():
+    """torch-mlir's decomposition table without GroupNorm's: torch's
+    decomposition goes through aten.as_strided, which torch-mlir lowers to
+    a gather with an index constant the size of the output (a gigabyte for
+    KernelBench's GroupNorm problems); torch-mlir lowers
+    aten.native_group_norm itself."""
+    import torch
+    from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+    table = dict(get_decomposition_table())
+    table.pop(torch.ops.aten.native_group_norm.default, None)
+    return table
+
+
+def _with_weights_as_arguments(model, torch):
+    """A module whose forward takes the inputs, then model_weights(model),
+    and calls `model` with those weights (torch.func.functional_call), so
+    that torch.export sees the weights as inputs."""
+    names = _weight_names(model)
+
+    class WeightsAsArguments(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            # Not a submodule: its tensors must not be the wrapper's state.
+            object.__setattr__(self, "model", model)
+
+        def forward(self, *args):
+            count = len(args) - len(names)
+            return torch.func.functional_call(
+                self.model, dict(zip(names, args[count:])), args[:count])
+
+    return WeightsAsArguments()
+
+
+def _user_output_indices(program):
+    """The results of an ExportedProgram that the model returns (torch.export
+    puts buffer and input mutations first)."""
+    from torch.export.graph_signature import OutputKind
+    return [i for i, spec in enumerate(program.graph_signature.output_specs)
+            if spec.kind == OutputKind.USER_OUTPUT]
+
+
+def _keep_results(module, func_name, keep):
+    """Makes `func_name` in `module` return only its results at `keep`, then
+    erases the computation that only the dropped results needed."""
+    from torch_mlir import ir
+    from torch_mlir.dialects import func as func_d
+    for op in module.body.operations:
+        if (op.operation.name == "func.func" and
+                ir.StringAttr(op.attributes["sym_name"]).value == func_name):
+            function = op
+            break
+    else:
+        return
+    block = function.regions[0].blocks[0]
+    ret = block.operations[len(block.operations) - 1]
+    values = [ret.operands[i] for i in keep]
+    if len(values) == len(ret.operands):
+        return
+    with module.context, ir.InsertionPoint(ret), ret.location:
+        func_d.ReturnOp(values)
+        ret.erase()
+        old = ir.FunctionType(
+            ir.TypeAttr(function.attributes["function_type"]).value)
+        function.attributes["function_type"] = ir.TypeAttr.get(
+            ir.FunctionType.get(old.inputs, [v.type for v in values]))
+    _erase_dead_ops(block)
+
+
+# Ops without side effects on tensors, which may go when nothing reads them.
+_PURE_DIALECTS = ("arith", "math", "linalg", "tensor")
+
+
+def _erase_dead_ops(block):
+    changed = True
+    while changed:
+        changed = False
+        for op in reversed(list(block.operations)):
+            name = op.operation.name
+            if (name.split(".")[0] in _PURE_DIALECTS and
+                    len(op.results) > 0 and
+                    all(not list(r.uses) for r in op.results)):
+                op.operation.erase()
+                changed = True
+
+
+def import_torch(model, example_inputs, func_name="forward",
+                 weights="inline", training=False):
     """Imports `model` (a torch.nn.Module) called on `example_inputs` (a
     tensor or a tuple of tensors, whose shapes and dtypes become the
-    function's) and returns linalg-on-tensors MLIR text with the weights
-    inlined as constants. Raises TorchImportError naming the op and its
+    function's) and returns linalg-on-tensors MLIR text.
+
+    `weights`: "inline" makes the parameters and buffers constants of the
+    module; "arguments" makes them arguments after the inputs, in
+    `ke.model_weights(model)` order (the model and inputs may then be on
+    the meta device). `training`: export one training-mode forward (batch
+    norm with batch statistics; running statistics are not returned)
+    instead of eval mode. Raises TorchImportError naming the op and its
     source location for what ke cannot take."""
     torch, fx = _require_torch()
+    if weights not in ("inline", "arguments"):
+        raise ValueError("weights must be 'inline' or 'arguments', got %r" %
+                         (weights,))
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
+    example_inputs = tuple(example_inputs)
     was_training = getattr(model, "training", False)
-    model.eval()
+    model.train(training)
     try:
         with torch.no_grad():
+            if weights == "arguments":
+                program = torch.export.export(
+                    _with_weights_as_arguments(model, torch),
+                    example_inputs + tuple(model_weights(model)))
+            else:
+                program = torch.export.export(model, example_inputs)
+            # Decomposed here, not by torch-mlir: only the decomposed
+            # (functional) program lists the buffer mutations among its
+            # results.
+            program = program.run_decompositions(_decompositions())
+            keep = _user_output_indices(program)
             module = fx.export_and_import(
-                model, *example_inputs, output_type="linalg-on-tensors",
-                func_name=func_name)
+                program, output_type="linalg-on-tensors",
+                func_name=func_name, decomposition_table={})
     except Exception as error:  # torch.export or a torch-mlir lowering
         raise TorchImportError("torch-mlir could not import %s: %s" %
                                (type(model).__name__, error)) from error
     finally:
-        if was_training:
-            model.train()
+        model.train(was_training)
+    _keep_results(module, func_name, keep)
     _check_module(module)
     return module.operation.get_asm(enable_debug_info=True)

@@ -1,6 +1,7 @@
 """`python -m ke import`: a PyTorch module from a file to MLIR that
 ke-opt takes, and clear errors for bad arguments and unsupported models."""
 
+import re
 import subprocess
 import sys
 
@@ -46,6 +47,21 @@ def test_import_writes_mlir_that_ke_opt_reads(tmp_path):
     # nn.Linear is one contraction, its bias and ReLU fused into one op.
     assert '"kind":"contraction"' in workloads.stdout
     assert "linalg.transpose" not in workloads.stdout
+
+
+def test_import_weights_as_arguments(tmp_path):
+    source = tmp_path / "net.py"
+    source.write_text(MODEL)
+    out = tmp_path / "net.mlir"
+    done = run("import", "%s:Net" % source, "--input", "4x16", "--weights",
+               "arguments", "--training", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    signature = re.search(r"func.func @forward\((.*)\) ->", out.read_text())
+    assert re.findall(r"%arg\d+: (tensor<[^>]*>)", signature.group(1)) == [
+        "tensor<4x16xf32>", "tensor<8x16xf32>", "tensor<8xf32>"]
+    bad = run("import", "%s:Net" % source, "--input", "4x16", "--weights",
+              "resources")
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr
 
 
 def test_import_errors(tmp_path):

@@ -44,6 +44,7 @@ def test_import_keeps_training_mode():
     text = ke.import_torch(model, inputs)
     assert model.training
     assert "dense_resource" in text  # weights inlined
+    assert model.training  # the mode is restored
 
 
 def test_calls_write_fresh_outputs_and_leave_inputs():

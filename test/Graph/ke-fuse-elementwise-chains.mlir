@@ -96,3 +96,37 @@ func.func @into_reduction(%x: tensor<64x256xf32>, %init: tensor<64xf32>) -> tens
   } -> tensor<64xf32>
   return %sum : tensor<64xf32>
 }
+
+// Eval-mode BatchNorm's tail as torch-mlir writes it: subtract the mean,
+// then two multiplies reading the same per-channel tensor. After the last
+// two fuse, the fused op reads %scale once; the first must still join in
+// (one round of the greedy driver left it out), so the chain is one op.
+// CHECK-LABEL: func.func @shared_operand_chain
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<1x8x8x8xf32>, tensor<8x1x1xf32>, tensor<8x1x1xf32>)
+// CHECK: arith.subf
+// CHECK: arith.mulf
+// CHECK: arith.mulf
+// CHECK-NOT: linalg.generic
+// CHECK: return
+#nchw = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#channel = affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>
+func.func @shared_operand_chain(%x: tensor<1x8x8x8xf32>, %mean: tensor<8x1x1xf32>, %scale: tensor<8x1x1xf32>) -> tensor<1x8x8x8xf32> {
+  %e = tensor.empty() : tensor<1x8x8x8xf32>
+  %0 = linalg.generic {indexing_maps = [#nchw, #channel, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %mean : tensor<1x8x8x8xf32>, tensor<8x1x1xf32>) outs(%e : tensor<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %s = arith.subf %in, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x8x8xf32>
+  %1 = linalg.generic {indexing_maps = [#nchw, #channel, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%0, %scale : tensor<1x8x8x8xf32>, tensor<8x1x1xf32>) outs(%e : tensor<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %c: f32, %out: f32):
+    %p = arith.mulf %in, %c : f32
+    linalg.yield %p : f32
+  } -> tensor<1x8x8x8xf32>
+  %2 = linalg.generic {indexing_maps = [#nchw, #channel, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1, %scale : tensor<1x8x8x8xf32>, tensor<8x1x1xf32>) outs(%e : tensor<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %c: f32, %out: f32):
+    %p = arith.mulf %in, %c : f32
+    linalg.yield %p : f32
+  } -> tensor<1x8x8x8xf32>
+  return %2 : tensor<1x8x8x8xf32>
+}

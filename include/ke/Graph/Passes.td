@@ -44,6 +44,39 @@ def FoldTransposesIntoContractionsPass
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def SplitBiasFromInitsPass : Pass<"ke-split-bias-from-inits"> {
+  let summary = "Accumulate convolutions and contractions from zero and add "
+                "the broadcast bias they started from in an elementwise "
+                "consumer";
+  let description = [{
+    torch-mlir imports a convolution's bias as a `linalg.broadcast` of the
+    bias into the convolution's init. ke would schedule that broadcast as a
+    data-movement kernel of its own, writing the whole output once before
+    the convolution reads it back, and the elementwise tail after the
+    convolution could not take the addition. A convolution (the
+    ConvolutionOpInterface) or a matmul-like contraction on floats whose
+    init is a broadcast on tensors instead accumulates into a
+    `linalg.fill` of zero, and an elementwise `linalg.generic` adds the
+    broadcast's input, read through the broadcast's map:
+
+        %bb = linalg.broadcast ins(%bias : tensor<8xf32>)
+                outs(%e : tensor<1x8x6x6xf32>) dimensions = [0, 2, 3]
+        %y = linalg.conv_2d_nchw_fchw ins(%x, %w : ...) outs(%bb : ...)
+      ->
+        %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x6x6xf32>)
+        %c = linalg.conv_2d_nchw_fchw ins(%x, %w : ...) outs(%z : ...)
+        %y = linalg.generic {indexing_maps = [id, (d0, d1, d2, d3) -> (d1),
+               id], iterator_types = [parallel x 4]} ins(%c, %bias : ...)
+               outs(%e : ...) { addf }
+
+    The sum is the same up to the order of additions (PyTorch adds the bias
+    after the convolution, too). Integer accumulations stay as they are.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FoldBroadcastsIntoConsumersPass
     : Pass<"ke-fold-broadcasts-into-consumers"> {
   let summary = "Fold linalg.broadcast and linalg.transpose producers into "
