@@ -9,6 +9,7 @@
 
 #include "CompiledModule.h"
 
+#include "ke/Codegen/LLVMTargets.h"
 #include "ke/Runtime/CpuExecutable.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -164,6 +165,9 @@ llvm::Expected<std::unique_ptr<LoadedModule>>
 LoadedModule::create(ModuleContents contents) {
   if (llvm::Error error = checkHost(contents))
     return std::move(error);
+  // A process that only loads saved modules has compiled nothing, so no
+  // LLVM target is registered yet.
+  initializeKeLLVMTargets();
   auto machine = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!machine)
     return machine.takeError();

@@ -1,6 +1,7 @@
 //===- CpuPipeline.cpp - From a scheduled kernel to LLVM IR on CPUs -------===//
 
 #include "ke/Codegen/CpuPipeline.h"
+#include "ke/Codegen/Passes.h"
 #include "ke/Codegen/PipelineHash.h"
 
 
@@ -44,6 +45,9 @@ ke::getCpuLoweringPasses(const CpuLoweringOptions &options) {
   auto add = [&](std::function<std::unique_ptr<Pass>()> make) {
     passes.push_back(PassStep{std::move(make)});
   };
+  // Before bufferization, while math ops are still in linalg bodies or
+  // vectors of the schedule's tiles: the rewrites are elementwise either way.
+  add([] { return createExpandMathPass(); });
   add([] {
     bufferization::OneShotBufferizePassOptions bufferize;
     bufferize.bufferizeFunctionBoundaries = true;

@@ -383,9 +383,22 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
       ++thread.defaultIndex;
     space.knobs.push_back(thread);
   }
+  unsigned numMapped = loops.mapped.size();
+  // The y and z grid dimensions hold at most 65535 blocks (x far more): an
+  // outer loop of 65536 rows needs block tiles of at least two rows. Grow
+  // such a block tile to the smallest choice that fits, with one-row
+  // register tiles so the extra rows become threads.
+  for (unsigned i = 0; i + 1 < numMapped; ++i) {
+    Knob &b = space.knobs[i], &t = space.knobs[numMapped + i];
+    int64_t range = loops.ranges[loops.mapped[i]];
+    while (b.defaultIndex + 1 < b.choices.size() &&
+           range / b.choices[b.defaultIndex] > 65535)
+      ++b.defaultIndex;
+    t.defaultIndex = largestDivisorChoice(t.choices, b.choices[b.defaultIndex],
+                                          t.choices[t.defaultIndex]);
+  }
   // Divisible tiles can exceed the block's limits (prime extents leave few
   // divisors): shrink the block tile with the most threads until they fit.
-  unsigned numMapped = loops.mapped.size();
   for (unsigned attempt = 0; attempt < 64 && numMapped > 0; ++attempt) {
     std::string reason;
     KnobSpace partial = space;

@@ -261,6 +261,22 @@ FailureOr<KernelModule> ke::buildKernelModule(Operation *anchor,
     }
     getUsedValuesDefinedAbove(op->getRegions(), captured);
   }
+  // Tensors that a body reads with tensor.extract (torch-mlir's gathers,
+  // such as ConvTranspose's flip of the weight) are buffers the kernel
+  // receives, like operands; only constants travel with the kernel.
+  SmallVector<Value> bodyTensors;
+  for (Value value : captured)
+    if (isa<RankedTensorType>(value.getType()) &&
+        !internalEmpties.contains(value) && !matchPattern(value, m_Constant()))
+      bodyTensors.push_back(value);
+  for (Value value : bodyTensors) {
+    if (!cast<ShapedType>(value.getType()).hasStaticShape())
+      return anchor->emitError("a body reads a tensor of shape ")
+             << value.getType() << ", which is dynamic; kernels need static "
+                                   "shapes";
+    captured.remove(value);
+    external.insert(value);
+  }
   SmallVector<OpResult> results;
   for (Operation *op : group)
     for (OpResult result : op->getResults())
@@ -286,6 +302,7 @@ FailureOr<KernelModule> ke::buildKernelModule(Operation *anchor,
         read.insert(operand.get());
     }
   }
+  read.insert(bodyTensors.begin(), bodyTensors.end());
   // The buffer a result ends up in: its tied init, followed through the
   // group's fills (the anchor's init is usually a fill of a tensor.empty).
   auto resultBuffer = [&](OpResult result) -> Value {

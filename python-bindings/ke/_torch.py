@@ -97,24 +97,36 @@ def _decompositions():
     return table
 
 
-def _with_weights_as_arguments(model, torch):
-    """A module whose forward takes the inputs, then model_weights(model),
-    and calls `model` with those weights (torch.func.functional_call), so
-    that torch.export sees the weights as inputs."""
-    names = _weight_names(model)
+def _export_module(model, example_inputs, weights, torch):
+    """The module that torch.export traces, and the tensors it is called
+    with: its forward takes the tensors among `example_inputs` (Python
+    values are constants of the import, as the model sees them), then, for
+    `weights="arguments"`, model_weights(model), which it passes to
+    `model` with torch.func.functional_call so that torch.export sees the
+    weights as inputs."""
+    is_tensor = [isinstance(x, torch.Tensor) for x in example_inputs]
+    tensors = tuple(x for x, t in zip(example_inputs, is_tensor) if t)
+    names = _weight_names(model) if weights == "arguments" else []
+    if all(is_tensor) and not names:
+        return model, tensors
 
-    class WeightsAsArguments(torch.nn.Module):
+    class Wrapper(torch.nn.Module):
         def __init__(self):
             super().__init__()
             # Not a submodule: its tensors must not be the wrapper's state.
             object.__setattr__(self, "model", model)
 
         def forward(self, *args):
-            count = len(args) - len(names)
+            given = iter(args[:len(tensors)])
+            inputs = [next(given) if t else x
+                      for x, t in zip(example_inputs, is_tensor)]
+            if not names:
+                return self.model(*inputs)
             return torch.func.functional_call(
-                self.model, dict(zip(names, args[count:])), args[:count])
+                self.model, dict(zip(names, args[len(tensors):])),
+                tuple(inputs))
 
-    return WeightsAsArguments()
+    return Wrapper(), tensors + tuple(model_weights(model) if names else ())
 
 
 def _user_output_indices(program):
@@ -173,7 +185,9 @@ def import_torch(model, example_inputs, func_name="forward",
                  weights="inline", training=False):
     """Imports `model` (a torch.nn.Module) called on `example_inputs` (a
     tensor or a tuple of tensors, whose shapes and dtypes become the
-    function's) and returns linalg-on-tensors MLIR text.
+    function's; Python values among them, such as a scale factor, are
+    constants of the import and not arguments) and returns
+    linalg-on-tensors MLIR text.
 
     `weights`: "inline" makes the parameters and buffers constants of the
     module; "arguments" makes them arguments after the inputs, in
@@ -193,12 +207,9 @@ def import_torch(model, example_inputs, func_name="forward",
     model.train(training)
     try:
         with torch.no_grad():
-            if weights == "arguments":
-                program = torch.export.export(
-                    _with_weights_as_arguments(model, torch),
-                    example_inputs + tuple(model_weights(model)))
-            else:
-                program = torch.export.export(model, example_inputs)
+            module, arguments = _export_module(model, example_inputs,
+                                               weights, torch)
+            program = torch.export.export(module, arguments)
             # Decomposed here, not by torch-mlir: only the decomposed
             # (functional) program lists the buffer mutations among its
             # results.

@@ -1,5 +1,8 @@
 """Saving and loading compiled models, numpy arrays, several functions."""
 
+import subprocess
+import sys
+
 import numpy
 import torch
 from torch import nn
@@ -36,6 +39,24 @@ def test_save_and_load(tmp_path):
     with torch.no_grad():
         assert relative_error(loaded(x), model(x)) <= 1e-4
     assert loaded.remarks == ""
+
+
+def test_load_in_a_fresh_process(tmp_path):
+    # A process that loads without compiling first (the GPU machine's
+    # pattern, and KernelBench's harness) must set up LLVM itself.
+    model = nn.Sequential(nn.Linear(6, 5), nn.Tanh())
+    x = torch.randn(2, 6)
+    compiled = ke.compile(model, (x,))
+    compiled.save(tmp_path / "model.kem")
+    torch.save(x, tmp_path / "x.pt")
+    script = (
+        "import sys, torch, ke\n"
+        "y = ke.load(sys.argv[1] + '/model.kem')(torch.load(sys.argv[1] + '/x.pt'))\n"
+        "torch.save(y, sys.argv[1] + '/y.pt')\n")
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert torch.equal(torch.load(tmp_path / "y.pt"), compiled(x))
 
 
 def test_numpy_arrays_and_several_functions(tmp_path):

@@ -38,3 +38,22 @@ func.func @relu_bf16(%x: tensor<64x1024xbf16>, %o: tensor<64x1024xbf16>) -> tens
   } -> tensor<64x1024xbf16>
   return %r : tensor<64x1024xbf16>
 }
+
+// 65536 rows: one row per block would need 65536 blocks along y, one more
+// than the grid allows (KernelBench's matrix-scalar multiply). The default
+// takes two rows per block; before, the limit check shrank every tile to
+// one and the launch failed.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.generic
+// CHECK: // knob block.d0: 1 [2] 4
+// CHECK: tile_using_forall %{{.*}} tile_sizes [2, 1024] (mapping = [#gpu.block<y>, #gpu.block<x>])
+// CHECK: block_dims = [256, 2, 1]
+func.func @many_rows(%x: tensor<65536x1024xf32>, %o: tensor<65536x1024xf32>) -> tensor<65536x1024xf32> {
+  %z = arith.constant 0.0 : f32
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<65536x1024xf32>) outs(%o : tensor<65536x1024xf32>) {
+    ^bb0(%v: f32, %out: f32):
+      %m = arith.maximumf %v, %z : f32
+      linalg.yield %m : f32
+  } -> tensor<65536x1024xf32>
+  return %r : tensor<65536x1024xf32>
+}

@@ -1,7 +1,7 @@
-//===- Passes.td - The steps of ke's GPU lowering ----------*- tablegen -*-===//
+//===- Passes.td - The steps of ke's CPU and GPU lowerings -*- tablegen -*-===//
 //
-// Steps of the GPU lowering (ke/Codegen/GpuPipeline.h) as passes: each runs
-// in lowerKernelToGpuBinary's step list, prints itself into the pipeline
+// Steps of the GPU lowering (ke/Codegen/GpuPipeline.h) and the CPU lowering
+// (ke/Codegen/CpuPipeline.h) as passes: each runs in its pipeline's step list, prints itself into the pipeline
 // text the pipeline hash covers, and runs alone in ke-opt's mlir-opt mode
 // for its lit test (test/Codegen/<pass>.mlir).
 //
@@ -10,6 +10,25 @@
 #define KE_CODEGEN_PASSES
 
 include "mlir/Pass/PassBase.td"
+
+def ExpandMathPass : Pass<"ke-expand-math"> {
+  let summary = "Rewrite the math ops that LLVM's CPU lowering cannot take";
+  let description = [{
+    `convert-math-to-llvm` has no lowering for `math.erf` and `math.erfc`
+    (exact GELU), and lowers `math.fpowi` to `llvm.intr.powi`, whose
+    exponent must be a scalar i32, while torch-mlir writes `x ** 2` as
+    `math.fpowi` with an i64 exponent (RMSNorm, MSELoss, the tanh GELU),
+    vectors once vectorized. Upstream's patterns rewrite them into
+    arithmetic that lowers anywhere: `math.fpowi` with a constant exponent
+    into multiplications (math-expand-ops' fpowi expansion), `math.erf`
+    and `math.erfc` on f32 into upstream's polynomial approximations
+    (those of math-polynomial-approximation, within a few ulp of libm's
+    erff). Other math ops are left to convert-math-to-llvm.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
 
 def GpuHoistBarriersPass
     : Pass<"ke-gpu-hoist-barriers", "::mlir::ModuleOp"> {

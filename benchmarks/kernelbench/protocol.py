@@ -1,0 +1,153 @@
+"""KernelBench's correctness and timing protocol, and the guards against
+the known ways of fooling it.
+
+Correctness (KernelBench's src/kernelbench/eval.py): the model is built
+under seed 42; each of `trials` trials draws fresh inputs under its own
+seed, runs the reference model and the candidate on them (no_grad), and
+passes only if every output has the reference's shape and
+`torch.allclose(out, ref, atol=tol, rtol=tol)` holds, with tol 1e-4 for
+fp32 and 1e-2 for fp16/bf16. The guards run inside the same trials:
+
+- fresh inputs every trial, so a candidate that caches its first output
+  fails the second trial;
+- each input is compared with a copy taken before the call, so a
+  candidate that writes its inputs fails;
+- the candidate's outputs must not alias its inputs or an earlier trial's
+  outputs;
+- on CUDA, the candidate runs on a side stream and its outputs are read
+  after synchronising only that stream's event, so work queued on other
+  streams reads as unfinished; the timing also compares CUDA-event time
+  with wall-clock time over back-to-back calls (`hidden_work`).
+
+Timing: CUDA events around each call on the current stream, the L2 flushed
+before each call by reading a buffer twice its size (benchmarks/gpu/run.py,
+`time_cuda`), a warm-up, the median of at least `min_runs` runs; on the CPU,
+time.perf_counter around each call. Timing inputs are drawn fresh, apart
+from the check's. A speedup above SUSPICIOUS is re-checked with more
+trials and re-timed before it is kept, and flagged in the results.
+"""
+
+import statistics
+import time
+
+from problems import make_inputs, tensor_inputs
+
+#: KernelBench's tolerances (atol = rtol) per dtype name.
+TOLERANCES = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 1e-2}
+#: Seeds of the correctness trials, and of the timing inputs.
+TRIAL_SEED, TIMING_SEED, RECHECK_SEED = 1000, 2000, 3000
+#: A speedup above this is re-checked and flagged.
+SUSPICIOUS = 5.0
+
+
+def _as_tuple(torch, value):
+    if isinstance(value, torch.Tensor):
+        return (value,)
+    return tuple(value)
+
+
+def _synchronize(torch, device):
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def _call_checked(torch, candidate, inputs, device):
+    """Runs the candidate on `inputs` (on a side stream on CUDA) and
+    returns its outputs once that stream's work is done."""
+    if device != "cuda":
+        return candidate(*inputs)
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        outputs = candidate(*inputs)
+        done = stream.record_event()
+    done.synchronize()
+    return outputs
+
+
+def check(torch, namespace, model, candidate, device, dtype_name, dtype,
+          trials=5, first_seed=TRIAL_SEED):
+    """KernelBench's correctness check of `candidate` against `model`.
+    Returns {"outcome": "correct"} or {"outcome": "wrong-result",
+    "detail": ..., "max_abs_error": ...}; exceptions propagate (the caller
+    records a runtime-error)."""
+    tol = TOLERANCES[dtype_name]
+    worst = 0.0
+    earlier = []  # data pointers of earlier trials' outputs
+    kept = []  # and the outputs, alive so that no later one reuses them
+    for trial in range(trials):
+        inputs = make_inputs(torch, namespace, first_seed + trial, device,
+                             dtype)
+        with torch.no_grad():
+            expected = _as_tuple(torch, model(*inputs))
+        copies = [x.clone() if isinstance(x, torch.Tensor) else x
+                  for x in inputs]
+        _synchronize(torch, device)
+        with torch.no_grad():
+            actual = _as_tuple(torch, _call_checked(torch, candidate, inputs,
+                                                    device))
+        for i, (x, copy) in enumerate(zip(inputs, copies)):
+            if isinstance(x, torch.Tensor) and not torch.equal(x, copy):
+                return {"outcome": "wrong-result",
+                        "detail": "input %d was modified by the call" % i,
+                        "trial": trial}
+        if len(actual) != len(expected):
+            return {"outcome": "wrong-result",
+                    "detail": "%d outputs, expected %d" %
+                    (len(actual), len(expected)), "trial": trial}
+        pointers = {x.data_ptr() for x in tensor_inputs(torch, inputs)}
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            if not isinstance(a, torch.Tensor) or a.shape != e.shape:
+                return {"outcome": "wrong-result",
+                        "detail": "output %d has shape %s, expected %s" %
+                        (i, tuple(getattr(a, "shape", ())), tuple(e.shape)),
+                        "trial": trial}
+            if a.data_ptr() in pointers or a.data_ptr() in earlier:
+                return {"outcome": "wrong-result",
+                        "detail": "output %d aliases an input or an earlier "
+                        "output" % i, "trial": trial}
+            a = a.to(e.dtype)
+            if e.numel():
+                error = (a.double() - e.double()).abs().nan_to_num(
+                    float("inf")).max().item()
+                worst = max(worst, error)
+            if not torch.allclose(a, e, atol=tol, rtol=tol):
+                return {"outcome": "wrong-result",
+                        "detail": "output %d: max abs error %.3g at atol = "
+                        "rtol = %g (trial %d)" % (i, worst, tol, trial),
+                        "max_abs_error": worst, "trial": trial}
+        earlier += [a.data_ptr() for a in actual]
+        kept.append(actual)
+    return {"outcome": "correct", "max_abs_error": worst, "trials": trials}
+
+
+def time_call(torch, call, device, flush=None, min_runs=100,
+              max_seconds=2.0):
+    """Median seconds of `call()` over at least `min_runs` runs (fewer when
+    they exceed `max_seconds`, at least 5), after a warm-up."""
+    if device == "cuda":
+        import run as gpu_run  # benchmarks/gpu/run.py
+        median, times = gpu_run.time_cuda(
+            [call], flush, torch, min_total=0.0, min_reps=min_runs,
+            max_reps=min_runs, max_total=max_seconds)
+        return median, len(times)
+    call()
+    times = []
+    while len(times) < 5 or (len(times) < min_runs and
+                             sum(times) < max_seconds):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), len(times)
+
+
+def wall_per_call(torch, call, device, runs=20):
+    """Seconds per call of `runs` back-to-back calls, from the first call
+    to the end of all device work (hidden-work guard)."""
+    call()
+    _synchronize(torch, device)
+    start = time.perf_counter()
+    for _ in range(runs):
+        call()
+    _synchronize(torch, device)
+    return (time.perf_counter() - start) / runs

@@ -1,0 +1,203 @@
+"""The KernelBench harness's own tests: its protocol must catch the known
+ways of fooling a benchmark (adversarial candidates below), a crash or a
+hang must become an outcome, the metrics follow KernelBench's definitions,
+and the CPU scaling rule shrinks sizes as documented. Run with
+build/venv/bin/python -m pytest benchmarks/kernelbench/tests."""
+
+import json
+import os
+import sys
+import textwrap
+import time
+
+import pytest
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+import protocol  # noqa: E402
+import report  # noqa: E402
+from problems import Problem, build_model, op_kind  # noqa: E402
+from worker import Worker  # noqa: E402
+
+PROBLEM = textwrap.dedent('''
+    import torch
+    import torch.nn as nn
+
+    class Model(nn.Module):
+        def __init__(self, features, out_features):
+            super().__init__()
+            self.fc = nn.Linear(features, out_features)
+
+        def forward(self, x):
+            return torch.relu(self.fc(x))
+
+    batch_size = 64
+    features = 2048 * 2
+    out_features = 8
+    bias_shape = (out_features, batch_size)
+
+    def get_inputs():
+        return [torch.randn(batch_size, features)]
+
+    def get_init_inputs():
+        return [features, out_features]
+''')
+
+
+@pytest.fixture
+def problem(tmp_path):
+    folder = tmp_path / "level9"
+    folder.mkdir()
+    path = folder / "1_Linear_ReLU.py"
+    path.write_text(PROBLEM)
+    return Problem(str(path))
+
+
+def _check(problem, candidate_for, trials=3):
+    namespace = problem.load(scale=16)
+    model = build_model(torch, namespace, "cpu")
+    return protocol.check(torch, namespace, model, candidate_for(model),
+                          "cpu", "fp32", None, trials=trials)
+
+
+def test_an_honest_candidate_is_correct(problem):
+    result = _check(problem, lambda model: lambda x: model(x).clone())
+    assert result["outcome"] == "correct"
+
+
+def test_a_cached_output_is_caught(problem):
+    def caching(model):
+        cache = []
+
+        def candidate(x):
+            if not cache:
+                cache.append(model(x))
+            return cache[0].clone()
+        return candidate
+    result = _check(problem, caching)
+    assert result["outcome"] == "wrong-result" and result["trial"] == 1
+
+
+def test_a_mutated_input_is_caught(problem):
+    def mutating(model):
+        def candidate(x):
+            y = model(x)
+            x.zero_()
+            return y
+        return candidate
+    result = _check(problem, mutating)
+    assert result["outcome"] == "wrong-result"
+    assert "input 0 was modified" in result["detail"]
+
+
+def test_a_reused_output_buffer_is_caught(problem):
+    # Right values every time, but always in the same tensor: a caller
+    # that keeps an earlier result sees it change.
+    def reusing(model):
+        buffer = []
+
+        def candidate(x):
+            y = model(x)
+            if not buffer:
+                buffer.append(torch.empty_like(y))
+            return buffer[0].copy_(y)
+        return candidate
+    result = _check(problem, reusing)
+    assert result["outcome"] == "wrong-result"
+    assert "aliases" in result["detail"] and result["trial"] == 1
+
+
+def test_a_slightly_wrong_output_is_caught(problem):
+    result = _check(problem, lambda model: lambda x: model(x) + 1e-3)
+    assert result["outcome"] == "wrong-result"
+    assert result["max_abs_error"] == pytest.approx(1e-3, rel=1e-2)
+
+
+def test_a_wrong_shape_or_count_is_caught(problem):
+    assert _check(problem, lambda m: lambda x: m(x)[:1])["outcome"] == \
+        "wrong-result"
+    assert _check(problem, lambda m: lambda x: (m(x), m(x)))["outcome"] == \
+        "wrong-result"
+
+
+def _crash(task):
+    os.abort()
+
+
+def _hang(task):
+    time.sleep(60)
+
+
+def _fail(task):
+    raise RuntimeError("kernel launch failed")
+
+
+def _ok(task):
+    return {"outcome": "correct", "value": task}
+
+
+def test_a_crash_a_hang_and_an_exception_are_outcomes():
+    for function, outcome in ((_crash, "runtime-error"), (_hang, "timeout"),
+                              (_fail, "runtime-error")):
+        worker = Worker(function, timeout=5)
+        try:
+            result = worker.run(1)
+        finally:
+            worker.close()
+        assert result["outcome"] == outcome, result
+    # A worker keeps serving after a task's own exception.
+    worker = Worker(_ok, timeout=30)
+    try:
+        assert worker.run(7)["value"] == 7
+        assert worker.run(8)["value"] == 8
+    finally:
+        worker.close()
+
+
+def test_the_scaling_rule(problem):
+    namespace = problem.load(scale=16)
+    assert namespace["batch_size"] == 16  # max(16, 64 // 16)
+    assert namespace["features"] == 256  # 4096 // 16, an expression
+    assert namespace["out_features"] == 8  # below 32: kept
+    assert namespace["bias_shape"] == (8, 16)  # follows the names
+    assert problem.load()["features"] == 4096
+
+
+def test_op_kinds():
+    assert op_kind("ConvTranspose3d_BatchNorm_Subtract") == "conv-transpose"
+    assert op_kind("Gemm_Scale_BatchNorm") == "matmul"
+    assert op_kind("Softmax") == "softmax"
+    assert op_kind("ReLU") == "elementwise"
+
+
+def test_metrics_follow_kernelbench():
+    def result(name, outcome, ke=None, eager=None, compiled=None):
+        r = {"name": name, "outcome": outcome, "kind": "matmul"}
+        if ke:
+            r["times"] = {"ke": ke, "eager": eager}
+            if compiled:
+                r["times"]["compile:default"] = compiled
+        return r
+    results = [result("level1/1_a", "correct", 1.0, 2.0, 0.5),
+               result("level1/2_b", "correct", 1.0, 1.2, 3.0),
+               result("level1/3_c", "wrong-result"),
+               result("level1/4_d", "timeout")]
+    m = report.metrics(results)
+    assert m["correct"] == 2 and m["total"] == 4
+    assert m["eager"]["fast_0"] == 0.5  # failures in the denominator
+    assert m["eager"]["fast_1"] == 0.5
+    assert m["eager"]["fast_1.5"] == 0.25
+    assert m["eager"]["fast_2"] == 0.0  # 2.0 is not > 2
+    assert m["eager"]["geomean"] == pytest.approx((2.0 * 1.2) ** 0.5)
+    assert m["compile:default"]["fast_1"] == 0.25
+    lines = report.markdown("test", results)
+    assert any("| level1/4_d | timeout |" in line for line in lines)
+
+
+def test_results_survive_a_torn_line(tmp_path):
+    with open(tmp_path / "results.jsonl", "w") as f:
+        f.write(json.dumps({"name": "level1/1_a", "outcome": "correct"}) +
+                "\n" + '{"name": "level1/2_b", "outc')
+    assert list(report.read_results(str(tmp_path))) == ["level1/1_a"]

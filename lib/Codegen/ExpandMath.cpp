@@ -1,0 +1,37 @@
+//===- ExpandMath.cpp - Math ops LLVM's CPU lowering cannot take ----------===//
+//
+// ke-expand-math (ke/Codegen/Passes.td), the first step of the CPU
+// lowering: exact GELU (math.erf) and torch-mlir's `x ** 2` (math.fpowi
+// with an i64 exponent) would otherwise fail in translation to LLVM IR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ke/Codegen/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace ke {
+#define GEN_PASS_DEF_EXPANDMATHPASS
+#include "ke/Codegen/Passes.h.inc"
+} // namespace ke
+
+namespace {
+
+struct ExpandMathPass : ke::impl::ExpandMathPassBase<ExpandMathPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    math::populateExpansionPatterns(patterns, {"fpowi"});
+    populatePolynomialApproximateErfPattern(patterns);
+    populatePolynomialApproximateErfcPattern(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
