@@ -6,15 +6,21 @@ may end the run: each task runs in a long-lived child (spawned, so CUDA
 and torch start clean in it), and the parent waits at most `timeout`
 seconds for its answer. A child that dies or overruns is killed, the task
 gets the outcome `runtime-error` (with the exit code) or `timeout`, and
-the next task starts a fresh child.
+the next task starts a fresh child. The child leads a process group, and
+the kill takes the whole group: a compiler it started goes too.
 """
 
 import multiprocessing
+import os
+import signal
 import time
 import traceback
 
 
 def _serve(connection, function):
+    # A process group of its own, so that a kill also ends what the task
+    # started (ke-opt compiling a model).
+    os.setpgrp()
     while True:
         try:
             task = connection.recv()
@@ -52,6 +58,10 @@ class Worker:
 
     def _kill(self):
         if self._process is not None:
+            try:
+                os.killpg(self._process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
             self._process.kill()
             self._process.join()
         self._process = None

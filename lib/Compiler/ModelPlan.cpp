@@ -282,8 +282,11 @@ LogicalResult PlanBuilder::launchGroup(const PlannedGroup &group) {
           out.value = uint64_t(stride);
         } else {
           return group.ops.back()->emitError(
-              "ke: a launch names a descriptor field the buffer does not "
-              "have");
+                     "ke: a launch names a descriptor field the buffer does "
+                     "not have (field ")
+                 << field << " of " << (isScratch ? "scratch" : "argument")
+                 << " buffer " << argument.buffer << " of rank " << rank
+                 << ", kernel " << launch.kernelName << ")";
         }
         break;
       }

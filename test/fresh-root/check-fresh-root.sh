@@ -132,6 +132,13 @@ mount -t tmpfs tmpfs "$root/dev/shm" && mounts+=("$root/dev/shm")
 mount -t tmpfs tmpfs "$root/tmp" && mounts+=("$root/tmp")
 bind "$cache/apt-archives" /var/cache/apt/archives
 bind "$cache/home-cache" /root/.cache
+# KernelBench's problem files (external data, read-only) where the clone
+# looks for them (../shared/kernelbench), for the kernelbench-cpu test.
+kernelbench=${KE_KERNELBENCH:-$(cd "$repo/.." && pwd)/shared/kernelbench}
+[[ -d $kernelbench/level1 ]] || kernelbench=/work/shared/kernelbench
+if [[ -d $kernelbench/level1 ]]; then
+  bind "$kernelbench" /root/shared/kernelbench -o ro
+fi
 # The network of a machine of this kind, which it has from boot: its resolver
 # and its local trust anchors (an egress proxy's CA, which PyPI's TLS needs).
 # ca-certificates, once setup.sh installs it, adds them to the system store.

@@ -6,6 +6,7 @@ build/venv/bin/python -m pytest benchmarks/kernelbench/tests."""
 
 import json
 import os
+import subprocess
 import sys
 import textwrap
 import time
@@ -134,6 +135,13 @@ def _fail(task):
     raise RuntimeError("kernel launch failed")
 
 
+def _hang_with_child(task):
+    child = subprocess.Popen(["sleep", "60"])
+    with open(task, "w") as f:
+        f.write(str(child.pid))
+    time.sleep(60)
+
+
 def _ok(task):
     return {"outcome": "correct", "value": task}
 
@@ -154,6 +162,24 @@ def test_a_crash_a_hang_and_an_exception_are_outcomes():
         assert worker.run(8)["value"] == 8
     finally:
         worker.close()
+
+
+def test_a_timeout_ends_what_the_task_started(tmp_path):
+    # A hung problem's compiler must not keep running after its timeout.
+    pid_file = str(tmp_path / "child.pid")
+    worker = Worker(_hang_with_child, timeout=5)
+    try:
+        assert worker.run(pid_file)["outcome"] == "timeout"
+    finally:
+        worker.close()
+    pid = int(open(pid_file).read())
+    time.sleep(0.5)
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            state = next(l for l in f if l.startswith("State:"))
+        assert "Z" in state  # a zombie at most: not running
+    except FileNotFoundError:
+        pass  # reaped
 
 
 def test_the_scaling_rule(problem):
