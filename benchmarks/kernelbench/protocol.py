@@ -107,15 +107,27 @@ def check(torch, namespace, model, candidate, device, dtype_name, dtype,
                         "detail": "output %d aliases an input or an earlier "
                         "output" % i, "trial": trial}
             a = a.to(e.dtype)
+            where = None
             if e.numel():
-                error = (a.double() - e.double()).abs().nan_to_num(
-                    float("inf")).max().item()
+                errors = (a.double() - e.double()).abs().nan_to_num(
+                    float("inf"))
+                flat = int(errors.argmax().item())
+                error = errors.view(-1)[flat].item()
                 worst = max(worst, error)
+                where = (flat, a.reshape(-1)[flat].item(),
+                         e.reshape(-1)[flat].item())
             if not torch.allclose(a, e, atol=tol, rtol=tol):
-                return {"outcome": "wrong-result",
-                        "detail": "output %d: max abs error %.3g at atol = "
-                        "rtol = %g (trial %d)" % (i, worst, tol, trial),
-                        "max_abs_error": worst, "trial": trial}
+                result = {"outcome": "wrong-result",
+                          "detail": "output %d: max abs error %.3g at atol = "
+                          "rtol = %g (trial %d)" % (i, worst, tol, trial),
+                          "max_abs_error": worst, "trial": trial}
+                if where:
+                    # Where the largest error is, for diagnosis.
+                    result["worst"] = {"flat_index": where[0],
+                                       "actual": where[1],
+                                       "expected": where[2],
+                                       "shape": list(e.shape)}
+                return result
         earlier += [a.data_ptr() for a in actual]
         kept.append(actual)
     return {"outcome": "correct", "max_abs_error": worst, "trials": trials}

@@ -38,8 +38,16 @@ const char *ke_model_signature(void);
    ke_model_last_error() saying why. Thread-safe. */
 int ke_model_run(void *stream, void *const *buffers);
 
-/* Why the calling thread's last failed ke_model_run failed. */
+/* Why the calling thread's last failed ke_model_run (or ke_model_release)
+   failed. */
 const char *ke_model_last_error(void);
+
+/* Frees what the first call allocated (device code, constants,
+   temporaries) once the last call's work on the device is done; the next
+   ke_model_run loads again. Call it when the model is no longer used, from
+   no thread that is calling ke_model_run. Returns 0, or a nonzero code
+   with ke_model_last_error() saying why. Thread-safe. */
+int ke_model_release(void);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -76,6 +76,10 @@ static struct {
                              unsigned, unsigned, unsigned, unsigned, CUstream,
                              void **, void **);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventDestroy)(CUevent);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventRecord)(CUevent, CUstream);
@@ -88,10 +92,11 @@ static struct {
   CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t, CUstream);
 } cu;
 
-/* What the first call loads: kept for the life of the process. */
+/* What the first call loads: kept until ke_model_release. */
 static struct {
   int loaded;
   CUcontext context;
+  CUmodule *modules;      /* one per image */
   CUfunction *functions;  /* one per launch */
   CUdeviceptr *constants; /* one per constant */
   CUdeviceptr *temps;     /* one per slot; set for temporaries */
@@ -168,6 +173,11 @@ static int openDriver(void) {
       resolve(library, &cu.cuFuncSetAttribute, "cuFuncSetAttribute", 0) ||
       resolve(library, &cu.cuLaunchKernel, "cuLaunchKernel", 0) ||
       resolve(library, &cu.cuMemAlloc, "cuMemAlloc_v2", "cuMemAlloc") ||
+      resolve(library, &cu.cuMemFree, "cuMemFree_v2", "cuMemFree") ||
+      resolve(library, &cu.cuModuleUnload, "cuModuleUnload", 0) ||
+      resolve(library, &cu.cuEventSynchronize, "cuEventSynchronize", 0) ||
+      resolve(library, &cu.cuEventDestroy, "cuEventDestroy_v2",
+              "cuEventDestroy") ||
       resolve(library, &cu.cuMemcpyHtoD, "cuMemcpyHtoD_v2", "cuMemcpyHtoD") ||
       resolve(library, &cu.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2",
               "cuMemcpyDtoDAsync") ||
@@ -208,6 +218,7 @@ static int load(void) {
   const ke_model_image *images = at(h->images);
   CUmodule *modules = calloc(h->num_images ? h->num_images : 1,
                              sizeof(CUmodule));
+  model.modules = modules;
   model.functions = calloc(h->num_launches ? h->num_launches : 1,
                            sizeof(CUfunction));
   model.constants = calloc(h->num_constants ? h->num_constants : 1,
@@ -234,7 +245,6 @@ static int load(void) {
                 (int)launch->dynamic_shared_memory_bytes),
             "cuFuncSetAttribute(max dynamic shared memory)");
   }
-  free(modules); /* the modules stay loaded; their handles are not needed */
   const ke_model_constant *constants = at(h->constants);
   for (uint32_t i = 0; i < h->num_constants; ++i) {
     CHECK(cu.cuMemAlloc(&model.constants[i],
@@ -406,6 +416,56 @@ static int run(CUstream stream, void *const *buffers) {
   else if (!status)
     status = failCuda("cuEventRecord", result);
   free(slots);
+  return status;
+}
+
+/* Frees what load allocated, after the last call's work is done. Called
+   with `lock` held; a partly loaded model (a failed load) is freed too. */
+static int release(void) {
+  const ke_model_header *h = header();
+  int status = 0;
+#define RELEASE(call, what)                                                  \
+  do {                                                                       \
+    CUresult result = (call);                                                \
+    if (result != CUDA_SUCCESS && !status)                                   \
+      status = failCuda(what, result);                                       \
+  } while (0)
+  if (model.recorded)
+    RELEASE(cu.cuEventSynchronize(model.done), "cuEventSynchronize");
+  if (model.done)
+    RELEASE(cu.cuEventDestroy(model.done), "cuEventDestroy");
+  for (uint32_t i = 0; model.temps && i < h->num_slots; ++i)
+    if (model.temps[i])
+      RELEASE(cu.cuMemFree(model.temps[i]), "cuMemFree (temporary)");
+  for (uint32_t i = 0; model.constants && i < h->num_constants; ++i)
+    if (model.constants[i])
+      RELEASE(cu.cuMemFree(model.constants[i]), "cuMemFree (constant)");
+  for (uint32_t i = 0; model.modules && i < h->num_images; ++i)
+    if (model.modules[i])
+      RELEASE(cu.cuModuleUnload(model.modules[i]), "cuModuleUnload");
+#undef RELEASE
+  free(model.modules);
+  free(model.functions);
+  free(model.constants);
+  free(model.temps);
+  memset(&model, 0, sizeof(model));
+  return status;
+}
+
+KE_EXPORT int ke_model_release(void) {
+  pthread_mutex_lock(&lock);
+  int status = 0;
+  /* Nothing to free before the first call (or without a driver). */
+  if (cu.cuInit) {
+    CUcontext current = 0;
+    if (model.context && cu.cuCtxGetCurrent(&current) == CUDA_SUCCESS &&
+        current != model.context)
+      cu.cuCtxSetCurrent(model.context);
+    status = release();
+    if (current && current != model.context)
+      cu.cuCtxSetCurrent(current);
+  }
+  pthread_mutex_unlock(&lock);
   return status;
 }
 

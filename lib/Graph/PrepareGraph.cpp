@@ -38,10 +38,12 @@ void ke::buildGraphPreparationPipeline(OpPassManager &pm,
   // become linalg.generic, which bufferizes and which ke schedules.
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createSplitBiasFromInitsPass());
+  pm.addPass(createStridedInsertsToGathersPass());
   pm.addPass(createFoldTransposesIntoContractionsPass());
   pm.addPass(createFoldBroadcastsIntoConsumersPass());
   pm.addPass(createEraseDeadResultsPass());
   pm.addPass(createFoldReductionUnitDimsPass());
+  pm.addPass(createCollapseReductionDimsPass());
   if (options.demoteF64)
     pm.addPass(createDemoteF64Pass());
   pm.addPass(createFuseElementwiseChainsPass());

@@ -42,7 +42,10 @@ class GpuModel:
     """A model compiled by ke for a CUDA GPU. Call it like the model: it
     takes contiguous CUDA torch tensors of its inputs' shapes and dtypes and
     returns new ones (a tuple for several results), computed on the current
-    stream. `.save(path)` copies the library; `ke.load(path)` loads it."""
+    stream. `.save(path)` copies the library; `ke.load(path)` loads it.
+    The device memory it takes stays until `.release()` (or the end of a
+    `with` block): the library keeps it for the life of the process
+    otherwise, since several GpuModels of one file share it."""
 
     def __init__(self, path, remarks=""):
         self.path = os.fspath(path)
@@ -118,6 +121,21 @@ class GpuModel:
     def save(self, path):
         """Copies the model's library to `path`."""
         shutil.copyfile(self.path, path)
+
+    def release(self):
+        """Frees the device memory the model's first call took (its code,
+        constants and temporaries) once its work is done; a later call
+        loads again. Libraries older than ke_model_release keep theirs
+        until the process ends. Also the end of a `with` block."""
+        release = getattr(self._lib, "ke_model_release", None)
+        if release is not None and release():
+            raise CallError(self._lib.ke_model_last_error().decode())
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
 
 
 def compile_gpu(text, name, target, db):

@@ -42,8 +42,6 @@ class TwoOutputs(nn.Module):
 
 
 class ElementwiseChain(nn.Module):
-    # Not GELU: exact GELU needs math.erf and the tanh form math.fpowi on
-    # vectors, which ke's CPU lowering does not lower yet (docs/python.md).
     def forward(self, x):
         return torch.tanh(x) * torch.sigmoid(x) + torch.exp(-x * x)
 
@@ -76,4 +74,14 @@ MODELS = {
     "two_outputs": lambda: (TwoOutputs(), (torch.randn(4, 6),
                                            torch.randn(6, 3))),
     "log_softmax": lambda: (nn.LogSoftmax(dim=1), (torch.randn(3, 10),)),
+    # math.erf (exact) and math.fpowi (tanh form), which ke-expand-math
+    # rewrites for LLVM's CPU lowering.
+    "gelu": lambda: (nn.Sequential(nn.Linear(8, 16), nn.GELU()),
+                     (torch.randn(4, 8),)),
+    "gelu_tanh": lambda: (nn.GELU(approximate="tanh"), (torch.randn(4, 24),)),
+    # A strided ConvTranspose: torch-mlir's strided zero stuffing
+    # (ke-strided-inserts-to-gathers) and the weight flip (a gather).
+    "conv_transpose": lambda: (nn.ConvTranspose2d(2, 3, 3, stride=2,
+                                                  padding=1),
+                               (torch.randn(1, 2, 5, 5),)),
 }

@@ -11,3 +11,5 @@ print(model.ke_model_signature().decode())
 buffers = (ctypes.c_void_p * 4)()
 status = model.ke_model_run(None, buffers)
 print(f"run {status}: {model.ke_model_last_error().decode()}")
+# Releasing before any call frees nothing and succeeds.
+print(f"release {model.ke_model_release()}")

@@ -77,6 +77,25 @@ def SplitBiasFromInitsPass : Pass<"ke-split-bias-from-inits"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def StridedInsertsToGathersPass : Pass<"ke-strided-inserts-to-gathers"> {
+  let summary = "Rewrite tensor.insert_slice with non-unit strides as an "
+                "elementwise generic that reads the source";
+  let description = [{
+    torch-mlir's strided ConvTranspose inserts its input into a zero tensor
+    at every `stride`-th position. A whole-model GPU library moves data
+    between kernel groups with box copies, which have no element strides,
+    so such an insert (static offsets, sizes and strides, at least one
+    stride above 1) becomes an elementwise `linalg.generic` over the
+    destination: at a position `i` with `rel = i - offset`, `0 <= rel <
+    size * stride` and `rel % stride == 0` in every dimension it yields
+    `tensor.extract %source[rel / stride]` (dropped unit dimensions
+    skipped), elsewhere the destination's value. Unit-stride inserts stay.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FoldBroadcastsIntoConsumersPass
     : Pass<"ke-fold-broadcasts-into-consumers"> {
   let summary = "Fold linalg.broadcast and linalg.transpose producers into "
@@ -130,6 +149,23 @@ def FoldReductionUnitDimsPass : Pass<"ke-fold-reduction-unit-dims"> {
     their shapes, and with them their place in the kernel group of the
     contraction or convolution that feeds them. Fills and empties of the
     dropped dimensions fold with their reshapes.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def CollapseReductionDimsPass : Pass<"ke-collapse-reduction-dims"> {
+  let summary = "Collapse consecutive reduction loops of a generic into one";
+  let description = [{
+    A `linalg.generic` on tensors with two or more reduction loops that are
+    consecutive, and that every operand reads as one contiguous run of
+    dimensions in the same order (a mean over all dimensions but the
+    batch), becomes a generic with one reduction loop over collapsed views
+    of its operands (upstream's `populateCollapseDimensions`, with
+    `tensor.collapse_shape` before and `tensor.expand_shape` after where
+    needed). ke's reduction rules take one innermost reduction loop; the
+    elementwise rule would otherwise run the whole reduction inside each
+    thread. Other generics are left alone.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];

@@ -1,0 +1,50 @@
+// RUN: ke-opt %s --ke-collapse-reduction-dims | FileCheck %s
+
+// x.mean(dim=[1, 2, 3]) as a sum: three reduction loops read as one
+// contiguous run become one loop over a collapsed view of the input.
+// CHECK-LABEL: func.func @sum_all_but_batch
+// CHECK-SAME: (%[[X:.*]]: tensor<4x3x5x6xf32>
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0], [1, 2, 3]] : tensor<4x3x5x6xf32> into tensor<4x90xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "reduction"]
+// CHECK-SAME: ins(%[[FLAT]] : tensor<4x90xf32>)
+#in = affine_map<(b, c, h, w) -> (b, c, h, w)>
+#out = affine_map<(b, c, h, w) -> (b)>
+func.func @sum_all_but_batch(%x: tensor<4x3x5x6xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction", "reduction", "reduction"]} ins(%x : tensor<4x3x5x6xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// Reductions that are not consecutive (d1 and d3 around a parallel d2)
+// are left alone.
+// CHECK-LABEL: func.func @split_reductions
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: iterator_types = ["parallel", "reduction", "parallel", "reduction"]
+#out2 = affine_map<(b, c, h, w) -> (b, h)>
+func.func @split_reductions(%x: tensor<4x3x5x6xf32>, %init: tensor<4x5xf32>) -> tensor<4x5xf32> {
+  %r = linalg.generic {indexing_maps = [#in, #out2], iterator_types = ["parallel", "reduction", "parallel", "reduction"]} ins(%x : tensor<4x3x5x6xf32>) outs(%init : tensor<4x5xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4x5xf32>
+  return %r : tensor<4x5xf32>
+}
+
+// An operand that reads the reduction dimensions out of order is left
+// alone.
+// CHECK-LABEL: func.func @transposed_read
+// CHECK-NOT: tensor.collapse_shape
+#tin = affine_map<(b, c, h) -> (b, h, c)>
+#tout = affine_map<(b, c, h) -> (b)>
+func.func @transposed_read(%x: tensor<4x5x3xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %r = linalg.generic {indexing_maps = [#tin, #tout], iterator_types = ["parallel", "reduction", "reduction"]} ins(%x : tensor<4x5x3xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
