@@ -19,7 +19,9 @@ extern "C" {
 int ke_model_abi_version(void);
 
 /* The model's signature as JSON: {"name", "target", "pipeline_hash",
-   "inputs": [{"shape": [...], "dtype": "f32"}, ...], "outputs": [...]}. */
+   "inputs": [{"shape": [...], "dtype": "f32"}, ...], "outputs": [...],
+   "temporary_bytes": the device memory the first call allocates for
+   intermediates}. */
 const char *ke_model_signature(void);
 
 /* Runs the model once on `stream` (a CUstream; NULL is the default stream),

@@ -1,8 +1,10 @@
 //===- ExpandMath.cpp - Math ops LLVM's CPU lowering cannot take ----------===//
 //
-// ke-expand-math (ke/Codegen/Passes.td), the first step of the CPU
-// lowering: exact GELU (math.erf) and torch-mlir's `x ** 2` (math.fpowi
-// with an i64 exponent) would otherwise fail in translation to LLVM IR.
+// ke-expand-math (ke/Codegen/Passes.td), the first step of the CPU and GPU
+// lowerings: exact GELU (math.erf) and torch-mlir's `x ** 2` (math.fpowi
+// with an i64 exponent) would otherwise fail in translation to LLVM IR on
+// the CPU, and call libdevice's __nv_powif(float, int) with an i64 on
+// NVIDIA GPUs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,11 +26,15 @@ namespace ke {
 namespace {
 
 struct ExpandMathPass : ke::impl::ExpandMathPassBase<ExpandMathPass> {
+  using ExpandMathPassBase::ExpandMathPassBase;
+
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     math::populateExpansionPatterns(patterns, {"fpowi"});
-    populatePolynomialApproximateErfPattern(patterns);
-    populatePolynomialApproximateErfcPattern(patterns);
+    if (approximateErf) {
+      populatePolynomialApproximateErfPattern(patterns);
+      populatePolynomialApproximateErfcPattern(patterns);
+    }
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -86,6 +86,13 @@ static PassPipeline getVectorToScfPasses() {
 static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
   static const std::vector<GpuLoweringStep> steps = [] {
     std::vector<GpuLoweringStep> list;
+    // math.fpowi with the i64 exponent torch-mlir writes has no device
+    // library function (libdevice's powi takes an i32); erf has one.
+    list.push_back(passStep({{[] {
+      ExpandMathPassOptions options;
+      options.approximateErf = false;
+      return createExpandMathPass(options);
+    }}}));
     // CSE before canonicalization: bufferized thread foralls leave copies
     // between identical subviews, which fold only once CSE made them one
     // value.

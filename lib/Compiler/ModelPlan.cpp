@@ -117,6 +117,9 @@ public:
       : func(func), groups(groups) {}
 
   LogicalResult build();
+  /// Places every temporary in the model's arena: two whose live ranges
+  /// (first to last step that touches them) overlap never share bytes.
+  LogicalResult placeTemporaries();
   std::string writeBlob(const TargetDescription &target,
                         StringRef pipelineHash);
 
@@ -165,6 +168,8 @@ private:
   std::vector<ke_model_image> images;
   std::vector<ke_model_constant> constants;
   std::vector<ke_model_box> boxes;
+  /// The size of the temporaries' arena (placeTemporaries).
+  uint64_t temporaryBytes = 0;
   /// Bytes for images, constants and kernel names, placed after the records.
   std::vector<std::string> imageBytes, constantBytes, kernelNames;
 };
@@ -620,6 +625,74 @@ LogicalResult PlanBuilder::build() {
   return success();
 }
 
+LogicalResult PlanBuilder::placeTemporaries() {
+  // Live ranges in step order, through every slot a step names.
+  std::vector<int64_t> first(slots.size(), -1), last(slots.size(), -1);
+  auto use = [&](uint32_t slot, int64_t step) {
+    if (first[slot] < 0)
+      first[slot] = step;
+    last[slot] = step;
+  };
+  for (auto [index, step] : llvm::enumerate(steps)) {
+    int64_t at = index;
+    switch (step.op) {
+    case KE_STEP_LAUNCH: {
+      const ke_model_launch &launch = launches[step.a];
+      for (uint32_t i = 0; i < launch.num_args; ++i)
+        if (args[launch.first_arg + i].kind == KE_ARG_POINTER)
+          use(args[launch.first_arg + i].slot, at);
+      break;
+    }
+    case KE_STEP_COPY:
+      use(step.a, at);
+      use(step.b, at);
+      break;
+    case KE_STEP_BOX:
+      use(boxes[step.a].dst_slot, at);
+      use(boxes[step.a].src_slot, at);
+      break;
+    case KE_STEP_FILL:
+      use(step.a, at);
+      break;
+    }
+  }
+  // Greedy by size (the largest first), each at the lowest aligned offset
+  // clear of the temporaries already placed whose live ranges overlap its
+  // own.
+  SmallVector<uint32_t> temps;
+  for (auto [index, slot] : llvm::enumerate(slots))
+    if (slot.kind == KE_SLOT_TEMP)
+      temps.push_back(index);
+  llvm::stable_sort(temps, [&](uint32_t a, uint32_t b) {
+    return slots[a].bytes > slots[b].bytes;
+  });
+  struct Placed {
+    uint64_t offset, end;
+    int64_t first, last;
+  };
+  SmallVector<Placed> placed;
+  for (uint32_t temp : temps) {
+    SmallVector<std::pair<uint64_t, uint64_t>> busy;
+    for (const Placed &other : placed)
+      if (first[temp] <= other.last && other.first <= last[temp])
+        busy.push_back({other.offset, other.end});
+    llvm::sort(busy);
+    uint64_t offset = 0, bytes = std::max<uint64_t>(slots[temp].bytes, 1);
+    for (auto [start, end] : busy) {
+      if (offset + bytes <= start)
+        break;
+      offset = std::max(offset, llvm::alignTo(end, KE_MODEL_TEMP_ALIGNMENT));
+    }
+    if (offset / KE_MODEL_TEMP_ALIGNMENT > UINT32_MAX)
+      return func.emitError("ke: a GPU model's temporaries exceed ")
+             << uint64_t(UINT32_MAX) * KE_MODEL_TEMP_ALIGNMENT << " bytes";
+    slots[temp].index = offset / KE_MODEL_TEMP_ALIGNMENT;
+    placed.push_back({offset, offset + bytes, first[temp], last[temp]});
+    temporaryBytes = std::max(temporaryBytes, offset + bytes);
+  }
+  return success();
+}
+
 std::string PlanBuilder::writeBlob(const TargetDescription &target,
                                    StringRef pipelineHash) {
   BlobWriter writer;
@@ -652,7 +725,8 @@ std::string PlanBuilder::writeBlob(const TargetDescription &target,
       {"target", target.name},
       {"pipeline_hash", pipelineHash},
       {"inputs", describe(func.getArgumentTypes())},
-      {"outputs", describe(func.getResultTypes())}};
+      {"outputs", describe(func.getResultTypes())},
+      {"temporary_bytes", int64_t(temporaryBytes)}};
   std::string text;
   llvm::raw_string_ostream(text) << llvm::json::Value(std::move(signature));
   header.signature = writer.addString(text);
@@ -680,7 +754,7 @@ FailureOr<std::string> ke::buildModelBlob(func::FuncOp func,
                                           const TargetDescription &target,
                                           StringRef pipelineHash) {
   PlanBuilder builder(func, groups);
-  if (failed(builder.build()))
+  if (failed(builder.build()) || failed(builder.placeTemporaries()))
     return failure();
   return builder.writeBlob(target, pipelineHash);
 }

@@ -99,6 +99,7 @@ static struct {
   CUmodule *modules;      /* one per image */
   CUfunction *functions;  /* one per launch */
   CUdeviceptr *constants; /* one per constant */
+  CUdeviceptr arena;      /* every temporary, at its offset */
   CUdeviceptr *temps;     /* one per slot; set for temporaries */
   CUevent done;           /* recorded after each call's last step */
   int recorded;
@@ -254,13 +255,24 @@ static int load(void) {
                           constants[i].bytes),
           "cuMemcpyHtoD (constant)");
   }
-  /* Temporaries once: allocating and freeing them per call costs more
-     than small models take to run. */
+  /* Temporaries once, in one arena where the planner placed them (those
+     alive at the same time apart): allocating and freeing them per call
+     costs more than small models take to run. */
   const ke_model_slot *slots = at(h->slots);
+  uint64_t arenaBytes = 0;
+  for (uint32_t i = 0; i < h->num_slots; ++i)
+    if (slots[i].kind == KE_SLOT_TEMP) {
+      uint64_t end = (uint64_t)slots[i].index * KE_MODEL_TEMP_ALIGNMENT +
+                     (slots[i].bytes ? slots[i].bytes : 1);
+      if (end > arenaBytes)
+        arenaBytes = end;
+    }
+  if (arenaBytes)
+    CHECK(cu.cuMemAlloc(&model.arena, arenaBytes), "cuMemAlloc (temporaries)");
   for (uint32_t i = 0; i < h->num_slots; ++i)
     if (slots[i].kind == KE_SLOT_TEMP)
-      CHECK(cu.cuMemAlloc(&model.temps[i], slots[i].bytes ? slots[i].bytes : 1),
-            "cuMemAlloc (temporary)");
+      model.temps[i] =
+          model.arena + (uint64_t)slots[i].index * KE_MODEL_TEMP_ALIGNMENT;
   CHECK(cu.cuEventCreate(&model.done, CU_EVENT_DISABLE_TIMING),
         "cuEventCreate");
   model.context = context;
@@ -434,9 +446,8 @@ static int release(void) {
     RELEASE(cu.cuEventSynchronize(model.done), "cuEventSynchronize");
   if (model.done)
     RELEASE(cu.cuEventDestroy(model.done), "cuEventDestroy");
-  for (uint32_t i = 0; model.temps && i < h->num_slots; ++i)
-    if (model.temps[i])
-      RELEASE(cu.cuMemFree(model.temps[i]), "cuMemFree (temporary)");
+  if (model.arena)
+    RELEASE(cu.cuMemFree(model.arena), "cuMemFree (temporaries)");
   for (uint32_t i = 0; model.constants && i < h->num_constants; ++i)
     if (model.constants[i])
       RELEASE(cu.cuMemFree(model.constants[i]), "cuMemFree (constant)");

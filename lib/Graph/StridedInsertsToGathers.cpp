@@ -55,12 +55,22 @@ struct StridedInsertToGather : OpRewritePattern<tensor::InsertSliceOp> {
     unsigned rank = destType.getRank();
     llvm::SmallBitVector dropped = insert.getDroppedDims();
     Value source = insert.getSource();
+    // A destination filled with one value (the zeros of a ConvTranspose)
+    // is that value where nothing is inserted: the generic then writes
+    // every element and reads no init, and the fill goes.
+    Value init = insert.getDest();
+    Value background;
+    if (auto fill = init.getDefiningOp<linalg::FillOp>();
+        fill && fill.hasPureTensorSemantics()) {
+      background = fill.getInputs()[0];
+      init = fill.getOutputs()[0];
+    }
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{destType}, ValueRange{},
-        ValueRange{insert.getDest()}, ArrayRef<AffineMap>{identity}, iterators,
+        ValueRange{init}, ArrayRef<AffineMap>{identity}, iterators,
         [&](OpBuilder &b, Location loc, ValueRange args) {
           auto index = [&](int64_t v) {
             return arith::ConstantIndexOp::create(b, loc, v).getResult();
@@ -97,8 +107,8 @@ struct StridedInsertToGather : OpRewritePattern<tensor::InsertSliceOp> {
           }
           Value value =
               tensor::ExtractOp::create(b, loc, source, sourceIndices);
-          Value result =
-              arith::SelectOp::create(b, loc, inside, value, args[0]);
+          Value result = arith::SelectOp::create(
+              b, loc, inside, value, background ? background : args[0]);
           linalg::YieldOp::create(b, loc, result);
         });
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] strided insert at " << loc

@@ -48,3 +48,20 @@ func.func @transposed_read(%x: tensor<4x5x3xf32>, %init: tensor<4xf32>) -> tenso
   } -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// MaxPool3d as torch-mlir writes it: window loops read through `d2 * 2 +
+// d5`. No contiguous run: left alone (collapsing made invalid IR).
+// CHECK-LABEL: func.func @pooling_window
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]
+#win = affine_map<(n, c, h, kh, kw) -> (n, c, h * 2 + kh, kw)>
+#window = affine_map<(n, c, h, kh, kw) -> (kh, kw)>
+#wout = affine_map<(n, c, h, kh, kw) -> (n, c, h)>
+func.func @pooling_window(%x: tensor<1x2x9x3xf32>, %w: tensor<3x3xf32>, %init: tensor<1x2x4xf32>) -> tensor<1x2x4xf32> {
+  %r = linalg.generic {indexing_maps = [#win, #window, #wout], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%x, %w : tensor<1x2x9x3xf32>, tensor<3x3xf32>) outs(%init : tensor<1x2x4xf32>) {
+  ^bb0(%v: f32, %unused: f32, %acc: f32):
+    %s = arith.maximumf %v, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x4xf32>
+  return %r : tensor<1x2x4xf32>
+}

@@ -6,16 +6,18 @@
 // CHECK-LABEL: func.func @zero_stuffing
 // CHECK-SAME: (%[[X:.*]]: tensor<1x2x3x3xf32>)
 // CHECK-NOT: tensor.insert_slice
-// CHECK: %[[FILL:.*]] = linalg.fill
+// CHECK: %[[ZERO:.*]] = arith.constant 0.0
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x2x7x7xf32>
+// CHECK-NOT: linalg.fill
 // CHECK: %[[G:.*]] = linalg.generic
 // CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel"]
-// CHECK-SAME: outs(%[[FILL]] : tensor<1x2x7x7xf32>)
-// CHECK: ^bb0(%[[OUT:.*]]: f32):
+// CHECK-SAME: outs(%[[E]] : tensor<1x2x7x7xf32>)
+// CHECK: ^bb0(%{{.*}}: f32):
 // CHECK: linalg.index 2
 // CHECK: arith.remsi
 // CHECK: arith.divsi
 // CHECK: %[[V:.*]] = tensor.extract %[[X]]
-// CHECK: %[[R:.*]] = arith.select %{{.*}}, %[[V]], %[[OUT]] : f32
+// CHECK: %[[R:.*]] = arith.select %{{.*}}, %[[V]], %[[ZERO]] : f32
 // CHECK: linalg.yield %[[R]]
 // CHECK: return %[[G]]
 func.func @zero_stuffing(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x7x7xf32> {
@@ -27,9 +29,12 @@ func.func @zero_stuffing(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x7x7xf32> {
 }
 
 // A rank-reducing strided insert reads the source without the dropped
-// unit dimension.
+// unit dimension; a destination that is no fill is read where nothing is
+// inserted.
 // CHECK-LABEL: func.func @rank_reducing
+// CHECK-SAME: %{{[a-z0-9]+}}: tensor<3x3xf32>, %[[D:[a-z0-9]+]]: tensor<1x6x6xf32>
 // CHECK: linalg.generic
+// CHECK-SAME: outs(%[[D]] : tensor<1x6x6xf32>)
 // CHECK: tensor.extract %{{.*}}[%{{[^,]*}}, %{{[^,]*}}] : tensor<3x3xf32>
 func.func @rank_reducing(%x: tensor<3x3xf32>, %d: tensor<1x6x6xf32>) -> tensor<1x6x6xf32> {
   %s = tensor.insert_slice %x into %d[0, 0, 0] [1, 3, 3] [1, 2, 2] : tensor<3x3xf32> into tensor<1x6x6xf32>

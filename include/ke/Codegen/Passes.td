@@ -20,11 +20,19 @@ def ExpandMathPass : Pass<"ke-expand-math"> {
     `math.fpowi` with an i64 exponent (RMSNorm, MSELoss, the tanh GELU),
     vectors once vectorized. Upstream's patterns rewrite them into
     arithmetic that lowers anywhere: `math.fpowi` with a constant exponent
-    into multiplications (math-expand-ops' fpowi expansion), `math.erf`
-    and `math.erfc` on f32 into upstream's polynomial approximations
+    into multiplications (math-expand-ops' fpowi expansion), and, unless
+    `approximate-erf=false`, `math.erf` and `math.erfc` on f32 into
+    upstream's polynomial approximations
     (those of math-polynomial-approximation, within a few ulp of libm's
-    erff). Other math ops are left to convert-math-to-llvm.
+    erff). Other math ops are left to convert-math-to-llvm. The GPU
+    lowerings run it with `approximate-erf=false`: libdevice and ocml have
+    `erff`, while their `powi` takes an i32 exponent (an i64 one was called
+    through a mismatched prototype and read garbage).
   }];
+  let options = [
+    Option<"approximateErf", "approximate-erf", "bool", "true",
+           "Rewrite math.erf and math.erfc into polynomial approximations">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::vector::VectorDialect"];

@@ -25,14 +25,21 @@ extern "C" {
 
 /* "KEMODEL1" */
 #define KE_MODEL_MAGIC 0x314c45444f4d454bull
-#define KE_MODEL_FORMAT_VERSION 1u
+#define KE_MODEL_FORMAT_VERSION 2u
+
+/* Temporaries lie in one arena at offsets of this many bytes
+   (ke_model_slot.index). */
+#define KE_MODEL_TEMP_ALIGNMENT 256u
 
 /* What a slot's memory is. */
 enum ke_slot_kind {
   KE_SLOT_INPUT = 0,    /* the caller's argument `index` */
   KE_SLOT_OUTPUT = 1,   /* the caller's result `index` (after the inputs) */
   KE_SLOT_CONSTANT = 2, /* constant `index`, uploaded on first use */
-  KE_SLOT_TEMP = 3      /* allocated for one call, freed at its end */
+  KE_SLOT_TEMP = 3      /* in the model's arena, at byte `index` *
+                           KE_MODEL_TEMP_ALIGNMENT; temporaries whose live
+                           ranges (first to last step naming them)
+                           overlap never share bytes */
 };
 
 /* What one kernel parameter is. */

@@ -89,7 +89,9 @@ def StridedInsertsToGathersPass : Pass<"ke-strided-inserts-to-gathers"> {
     destination: at a position `i` with `rel = i - offset`, `0 <= rel <
     size * stride` and `rel % stride == 0` in every dimension it yields
     `tensor.extract %source[rel / stride]` (dropped unit dimensions
-    skipped), elsewhere the destination's value. Unit-stride inserts stay.
+    skipped), elsewhere the destination's value: the fill value itself when
+    a `linalg.fill` makes the destination (the generic then reads no init,
+    and the fill goes). Unit-stride inserts stay.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::arith::ArithDialect",
