@@ -226,16 +226,18 @@ def _check_and_time(torch, ke, task, problem, namespace, device, dtype,
     times = {}
     with torch.no_grad():
         times["ke"], runs = protocol.time_call(
-            torch, lambda: candidate(*inputs), device, flush, task["runs"])
+            torch, lambda: candidate(*inputs), device, flush, task["runs"],
+            task["max_seconds"])
         times["eager"], _ = protocol.time_call(
-            torch, lambda: model(*inputs), device, flush, task["runs"])
+            torch, lambda: model(*inputs), device, flush, task["runs"],
+            task["max_seconds"])
         for mode in task["compile_modes"]:
             try:
                 compiled_model = torch.compile(model, mode=mode)
                 compiled_model(*inputs)
                 times["compile:" + mode], _ = protocol.time_call(
                     torch, lambda: compiled_model(*inputs), device, flush,
-                    task["runs"])
+                    task["runs"], task["max_seconds"])
             except Exception as error:  # a baseline that fails is noted
                 result.setdefault("baseline_errors", {})[mode] = (
                     _first_error_line(error, 200))
@@ -265,9 +267,10 @@ def _check_and_time(torch, ke, task, problem, namespace, device, dtype,
                 return recheck
             times["ke"], runs = protocol.time_call(
                 torch, lambda: candidate(*inputs), device, flush,
-                3 * task["runs"])
+                3 * task["runs"], 3 * task["max_seconds"])
             times["eager"], _ = protocol.time_call(
-                torch, lambda: model(*inputs), device, flush, 3 * task["runs"])
+                torch, lambda: model(*inputs), device, flush, 3 * task["runs"],
+                3 * task["max_seconds"])
             result["flags"] = result.get("flags", []) + ["rechecked"]
     result["times"] = times
     return result
@@ -307,6 +310,7 @@ def run(args):
                     "mlir": base + ".mlir", "db": args.db,
                     "tune_trials": args.tune_trials, "trials": args.trials,
                     "time": not args.no_timing, "runs": args.runs,
+                    "max_seconds": args.max_seconds,
                     "compile_modes": args.compile_modes})
                 if device == "cuda":
                     # A fresh process for every problem on the GPU: one
@@ -382,6 +386,8 @@ def main(argv=None):
                    help="correctness trials (KernelBench: 5)")
     r.add_argument("--runs", type=int, default=100,
                    help="timed runs per side (KernelBench: 100)")
+    r.add_argument("--max-seconds", type=float, default=2.0,
+                   help="timing stops after this many seconds per side")
     r.add_argument("--no-timing", action="store_true")
     r.add_argument("--compile-modes", nargs="*", default=["default"],
                    help="torch.compile modes to time (none: skip)")

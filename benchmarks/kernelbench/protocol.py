@@ -10,8 +10,9 @@ fp32 and 1e-2 for fp16/bf16. The guards run inside the same trials:
 
 - fresh inputs every trial, so a candidate that caches its first output
   fails the second trial;
-- each input is compared with a copy taken before the call, so a
-  candidate that writes its inputs fails;
+- each input is compared with a copy taken before the call (a
+  position-weighted fingerprint of its bits above 1 GiB), so a candidate
+  that writes its inputs fails;
 - the candidate's outputs must not alias its inputs or the previous
   trial's outputs (a buffer returned again);
 - on CUDA, the candidate runs on a side stream and its outputs are read
@@ -65,6 +66,52 @@ def _call_checked(torch, candidate, inputs, device):
     return outputs
 
 
+#: Inputs larger than this are fingerprinted instead of copied for the
+#: mutation check (KernelBench's inputs reach 16 GB; a copy would not fit
+#: beside the reference and the candidate's outputs).
+COPY_LIMIT_BYTES = 1 << 30
+
+
+def fingerprint(torch, tensor, chunk=1 << 26):
+    """A position-weighted sum of the tensor's bits, in chunks: any change
+    to any element changes it (short of a deliberate collision)."""
+    flat = tensor.detach().reshape(-1)
+    if flat.element_size() == 2:
+        bits = flat.view(torch.int16)
+    elif flat.element_size() == 8:
+        bits = flat.view(torch.int64)
+    elif flat.element_size() == 1:
+        bits = flat.view(torch.uint8)
+    else:
+        bits = flat.view(torch.int32)
+    total = 0
+    for start in range(0, bits.numel(), chunk):
+        piece = bits[start:start + chunk].to(torch.int64)
+        weights = torch.arange(start + 1, start + 1 + piece.numel(),
+                               device=piece.device, dtype=torch.int64)
+        total += int((piece * weights).sum().item()) + int(piece.sum().item())
+    return total
+
+
+def _snapshot(torch, value):
+    """What the mutation check compares after the call: a copy of a small
+    input, a fingerprint of a large one."""
+    if not isinstance(value, torch.Tensor):
+        return value
+    if value.numel() * value.element_size() <= COPY_LIMIT_BYTES:
+        return ("copy", value.clone())
+    return ("fingerprint", fingerprint(torch, value))
+
+
+def _unchanged(torch, value, snapshot):
+    if not isinstance(value, torch.Tensor):
+        return True
+    kind, saved = snapshot
+    if kind == "copy":
+        return torch.equal(value, saved)
+    return fingerprint(torch, value) == saved
+
+
 def check(torch, namespace, model, candidate, device, dtype_name, dtype,
           trials=5, first_seed=TRIAL_SEED):
     """KernelBench's correctness check of `candidate` against `model`.
@@ -83,14 +130,13 @@ def check(torch, namespace, model, candidate, device, dtype_name, dtype,
                              dtype)
         with torch.no_grad():
             expected = _as_tuple(torch, model(*inputs))
-        copies = [x.clone() if isinstance(x, torch.Tensor) else x
-                  for x in inputs]
+        copies = [_snapshot(torch, x) for x in inputs]
         _synchronize(torch, device)
         with torch.no_grad():
             actual = _as_tuple(torch, _call_checked(torch, candidate, inputs,
                                                     device))
         for i, (x, copy) in enumerate(zip(inputs, copies)):
-            if isinstance(x, torch.Tensor) and not torch.equal(x, copy):
+            if not _unchanged(torch, x, copy):
                 return {"outcome": "wrong-result",
                         "detail": "input %d was modified by the call" % i,
                         "trial": trial}

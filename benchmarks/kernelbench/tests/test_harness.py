@@ -93,6 +93,27 @@ def test_a_mutated_input_is_caught(problem):
     assert "input 0 was modified" in result["detail"]
 
 
+def test_a_mutated_large_input_is_caught(problem, monkeypatch):
+    # Above the copy limit inputs are fingerprinted: one changed element in
+    # the middle must still show.
+    monkeypatch.setattr(protocol, "COPY_LIMIT_BYTES", 0)
+
+    def mutating(model):
+        def candidate(x):
+            y = model(x)
+            x.view(-1)[x.numel() // 2] += 1.0
+            return y
+        return candidate
+    result = _check(problem, mutating)
+    assert result["outcome"] == "wrong-result"
+    assert "input 0 was modified" in result["detail"]
+    assert protocol.fingerprint(torch, torch.ones(5)) != \
+        protocol.fingerprint(torch, torch.tensor([1.0, 1, 1, 1, 1.0000001]))
+    # Swapping two elements changes it too (the weights are positions).
+    assert protocol.fingerprint(torch, torch.tensor([1.0, 2.0])) != \
+        protocol.fingerprint(torch, torch.tensor([2.0, 1.0]))
+
+
 def test_a_reused_output_buffer_is_caught(problem):
     # Right values every time, but always in the same tensor: a caller
     # that keeps an earlier result sees it change.
