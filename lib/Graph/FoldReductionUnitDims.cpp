@@ -56,12 +56,40 @@ bool hasKeptUnitDims(linalg::GenericOp op) {
   });
 }
 
+/// Whether `op` is an elementwise generic with unit loops between reshapes
+/// that only add and drop those unit dimensions: every tensor input comes
+/// from a tensor.expand_shape and every user of its result is a
+/// tensor.collapse_shape (log-softmax's log of the row sums, read as
+/// tensor<Nx1xf32>). Folded, the reshapes go and the op fuses with its
+/// neighbours; no convolution is on either side to keep it from.
+bool isBetweenUnitReshapes(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
+      op.getNumParallelLoops() != op.getNumLoops())
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::none_of(ranges, [](int64_t range) { return range == 1; }))
+    return false;
+  if (op.getDpsInputs().empty() ||
+      !llvm::all_of(op.getDpsInputs(), [](Value input) {
+        return !isa<RankedTensorType>(input.getType()) ||
+               input.getDefiningOp<tensor::ExpandShapeOp>();
+      }))
+    return false;
+  return !op->use_empty() && llvm::all_of(op->getUsers(), [](Operation *user) {
+    return isa<tensor::CollapseShapeOp>(user);
+  });
+}
+
+bool shouldFoldUnitDims(linalg::GenericOp op) {
+  return hasKeptUnitDims(op) || isBetweenUnitReshapes(op);
+}
+
 struct FoldReductionUnitDimsPass
     : ke::impl::FoldReductionUnitDimsPassBase<FoldReductionUnitDimsPass> {
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation()->walk([&](linalg::GenericOp op) {
-      if (hasKeptUnitDims(op) && !isOpTriviallyDead(op))
+      if (shouldFoldUnitDims(op) && !isOpTriviallyDead(op))
         ops.push_back(op);
     });
     if (ops.empty())
@@ -71,7 +99,7 @@ struct FoldReductionUnitDimsPass
     linalg::ControlDropUnitDims control;
     control.controlFn = [](Operation *op) -> SmallVector<unsigned> {
       auto generic = dyn_cast<linalg::GenericOp>(op);
-      if (!generic || !hasKeptUnitDims(generic))
+      if (!generic || !shouldFoldUnitDims(generic))
         return {};
       return llvm::to_vector(llvm::seq<unsigned>(0, generic.getNumLoops()));
     };

@@ -57,3 +57,27 @@ func.func @batch_one(%c: tensor<1x8x14x14xf32>, %s: tensor<1x8x1x1xf32>) -> tens
   } -> tensor<1x8x14x14xf32>
   return %r : tensor<1x8x14x14xf32>
 }
+
+// -----
+
+// Log-softmax's log of the row sums, between an expand_shape and a
+// collapse_shape that add and drop the unit dimension: folded, so the
+// reshapes go (they kept the log out of the subtraction's kernel, and the
+// model planner read the collapsed view with the expanded rank).
+// CHECK-LABEL: func.func @between_unit_reshapes
+// CHECK-NOT: tensor.expand_shape
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel"]
+// CHECK: math.log
+func.func @between_unit_reshapes(%sum: tensor<64xf32>) -> tensor<64xf32> {
+  %e = tensor.empty() : tensor<64x1xf32>
+  %x = tensor.expand_shape %sum [[0, 1]] output_shape [64, 1] : tensor<64xf32> into tensor<64x1xf32>
+  %l = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<64x1xf32>) outs(%e : tensor<64x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.log %in : f32
+    linalg.yield %v : f32
+  } -> tensor<64x1xf32>
+  %c = tensor.collapse_shape %l [[0, 1]] : tensor<64x1xf32> into tensor<64xf32>
+  return %c : tensor<64xf32>
+}

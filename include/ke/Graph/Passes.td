@@ -149,8 +149,12 @@ def FoldReductionUnitDimsPass : Pass<"ke-fold-reduction-unit-dims"> {
     linalg.generic ops none of whose loops has extent 1, so only such
     constant-0 operand dimensions go; ops with unit loops (batch 1) keep
     their shapes, and with them their place in the kernel group of the
-    contraction or convolution that feeds them. Fills and empties of the
-    dropped dimensions fold with their reshapes.
+    contraction or convolution that feeds them. The exception is an
+    elementwise generic with unit loops whose inputs all come from
+    `tensor.expand_shape` and whose result only `tensor.collapse_shape`
+    reads (log-softmax's log of the row sums as tensor<Nx1xf32>): it is
+    folded too, so the reshapes go and it fuses with its neighbours. Fills
+    and empties of the dropped dimensions fold with their reshapes.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
