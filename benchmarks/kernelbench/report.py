@@ -56,7 +56,11 @@ def metrics(results):
         values = [speedup(r, baseline) for r in results]
         timed = [v for v in values if v is not None]
         entry = {"timed": len(timed)}
+        any_timed = any(r.get("times") for r in results)
         for p in THRESHOLDS:
+            if p > 0 and not any_timed:
+                entry["fast_%g" % p] = None  # an untimed run: no speedups
+                continue
             entry["fast_%g" % p] = (
                 sum(1 for r, v in zip(results, values)
                     if r["outcome"] == "correct" and (p == 0 or (

@@ -239,6 +239,9 @@ def test_metrics_follow_kernelbench():
     assert m["eager"]["fast_2"] == 0.0  # 2.0 is not > 2
     assert m["eager"]["geomean"] == pytest.approx((2.0 * 1.2) ** 0.5)
     assert m["compile:default"]["fast_1"] == 0.25
+    untimed = report.metrics([result("level1/1_a", "correct")])
+    assert untimed["eager"]["fast_0"] == 1.0
+    assert untimed["eager"]["fast_1"] is None  # not 0%: nothing was timed
     lines = report.markdown("test", results)
     assert any("| level1/4_d | timeout |" in line for line in lines)
 
