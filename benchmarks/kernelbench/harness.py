@@ -196,13 +196,6 @@ def _check_and_time(torch, ke, task, problem, namespace, device, dtype,
                     compiled, tuned):
     from problems import build_model, make_inputs, tensor_inputs
     import protocol
-    # The reference computes in fp32: cuDNN's default TF32 convolutions
-    # (10-bit mantissas) miss an exact fp32 result by more than
-    # KernelBench's 1e-4. The baselines are timed with PyTorch's defaults.
-    tf32 = (torch.backends.cudnn.allow_tf32,
-            torch.backends.cuda.matmul.allow_tf32)
-    torch.backends.cudnn.allow_tf32 = False
-    torch.backends.cuda.matmul.allow_tf32 = False
     model = build_model(torch, namespace, device, dtype)
     weights = [w.detach() for w in ke.model_weights(model)]
 
@@ -213,7 +206,6 @@ def _check_and_time(torch, ke, task, problem, namespace, device, dtype,
                             task["dtype"], dtype, trials=task["trials"])
     if tuned:
         result["tuned"] = tuned
-    torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = tf32
     if result["outcome"] != "correct" or not task["time"]:
         return result
 
@@ -253,14 +245,10 @@ def _check_and_time(torch, ke, task, problem, namespace, device, dtype,
         if max([speedup] + [t / times["ke"] for k, t in times.items()
                             if k.startswith("compile:")]) > \
                 protocol.SUSPICIOUS:
-            torch.backends.cudnn.allow_tf32 = False
-            torch.backends.cuda.matmul.allow_tf32 = False
             recheck = protocol.check(
                 torch, namespace, model, candidate, device, task["dtype"],
                 dtype, trials=2 * task["trials"],
                 first_seed=protocol.RECHECK_SEED)
-            (torch.backends.cudnn.allow_tf32,
-             torch.backends.cuda.matmul.allow_tf32) = tf32
             if recheck["outcome"] != "correct":
                 recheck["detail"] = "re-check of a speedup above %gx: %s" % (
                     protocol.SUSPICIOUS, recheck.get("detail", ""))

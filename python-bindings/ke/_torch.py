@@ -75,13 +75,12 @@ def model_weights(model):
     """The tensors that a model imported with `weights="arguments"` takes
     after its inputs: `model`'s parameters, then its buffers, in
     `named_parameters()` / `named_buffers()` order (shared tensors once)."""
-    return ([p for _, p in model.named_parameters()] +
-            [b for _, b in model.named_buffers()])
+    return [tensor for _, tensor in _named_weights(model)]
 
 
-def _weight_names(model):
-    return ([n for n, _ in model.named_parameters()] +
-            [n for n, _ in model.named_buffers()])
+def _named_weights(model):
+    """(name, tensor) of the parameters, then the buffers."""
+    return list(model.named_parameters()) + list(model.named_buffers())
 
 
 def _decompositions():
@@ -106,7 +105,8 @@ def _export_module(model, example_inputs, weights, torch):
     weights as inputs."""
     is_tensor = [isinstance(x, torch.Tensor) for x in example_inputs]
     tensors = tuple(x for x, t in zip(example_inputs, is_tensor) if t)
-    names = _weight_names(model) if weights == "arguments" else []
+    names = ([name for name, _ in _named_weights(model)]
+             if weights == "arguments" else [])
     if all(is_tensor) and not names:
         return model, tensors
 
