@@ -1,6 +1,8 @@
 //===- GpuReduceRule.cpp - Reductions across the threads of a block -------===//
 //
-// gpu.reduce: rows (the parallel loops) map to blocks, `block` rows each;
+// gpu.reduce: reductions, and contractions shaped like a matrix-vector
+// product (isMatrixVectorLike). Rows (the parallel loops) map to blocks,
+// `block` rows each;
 // the innermost reduction loop is split across the block's `threads`
 // threads (transform.structured.tile_reduction_using_forall mapped to
 // #gpu.thread<x>): each thread reduces its chunk, `kvec` elements at a time
@@ -189,6 +191,44 @@ std::string emitGlobalScript(linalg::LinalgOp op,
   return w.finish();
 }
 
+/// A contraction shaped like a matrix-vector product: few outputs (at most
+/// 65536), a long innermost reduction (at least 1024) that every input
+/// reads contiguously (its last non-unit dimension). Tiled over threads
+/// like a matrix product, each output would be one thread's sequential sum
+/// of the whole reduction: few threads, and a float sum of a million terms
+/// off by about 2e-4 relative (KernelBench's matrix-vector product, K = 2^20,
+/// failed its 1e-4 check); split over a block's threads, the partial sums are
+/// short and combined as a tree.
+bool isMatrixVectorLike(linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ranges.empty() || llvm::any_of(ranges, ShapedType::isDynamic) ||
+      op.getIteratorTypesArray().back() != utils::IteratorType::reduction)
+    return false;
+  unsigned k = ranges.size() - 1;
+  int64_t outputs = 1;
+  for (unsigned loop = 0; loop < k; ++loop)
+    outputs *= ranges[loop];
+  if (outputs > 65536 || ranges[k] < 1024)
+    return false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<ShapedType>(input->get().getType());
+    if (!type)
+      return false;
+    AffineMap map = op.getMatchingIndexingMap(input);
+    bool contiguous = false;
+    for (unsigned d = map.getNumResults(); d-- > 0;) {
+      if (type.getDimSize(d) == 1)
+        continue;
+      auto dim = dyn_cast<AffineDimExpr>(map.getResult(d));
+      contiguous = dim && dim.getPosition() == k;
+      break;
+    }
+    if (!contiguous)
+      return false;
+  }
+  return true;
+}
+
 class GpuReduceRule final : public SketchRule {
 public:
   llvm::StringRef getName() const override { return "gpu.reduce"; }
@@ -198,8 +238,11 @@ public:
     auto op = dyn_cast<linalg::LinalgOp>(anchor);
     if (!target.isGpu() || !op || !op.hasPureTensorSemantics() ||
         op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 1 ||
-        classifyWorkload(op) != WorkloadKind::Reduction ||
         !getReductionCombiner(op))
+      return false;
+    WorkloadKind kind = classifyWorkload(op);
+    if (kind != WorkloadKind::Reduction &&
+        !(kind == WorkloadKind::Contraction && isMatrixVectorLike(op)))
       return false;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     if (llvm::any_of(ranges, ShapedType::isDynamic))

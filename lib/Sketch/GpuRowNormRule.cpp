@@ -6,7 +6,8 @@
 // log-softmax's maximum and sum. Run as separate kernels they read every
 // row once per reduction plus once to normalize; here a block owns a row:
 //   S  tile_using_forall, #gpu.block   one row per block (leading
-//      dimensions other than the row's on y and z); the reductions and
+//      dimensions other than the row's on y and z; numbered linearly on x
+//      when there are more than three); the reductions and
 //      their fills fused into it, latest first (each reads the earlier
 //      ones' results; CSE between fusions merges the slices of a result
 //      that two ops read, so it is computed once)
@@ -31,6 +32,8 @@
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <limits>
+
 #define DEBUG_TYPE "ke-sketch-gpu-rownorm"
 
 using namespace mlir;
@@ -51,6 +54,11 @@ RowNormShape getShape(Operation *anchor) {
   return s;
 }
 
+/// More than three row dimensions (a norm over the last dimension of a
+/// 5-D tensor): the rows are numbered linearly along grid x instead of one
+/// grid dimension each.
+bool usesLinearBlocks(const RowNormShape &s) { return s.ranges.size() > 4; }
+
 class GpuRowNormRule final : public SketchRule {
 public:
   llvm::StringRef getName() const override { return "gpu.rownorm"; }
@@ -62,19 +70,31 @@ public:
         findKernelNeighbours(anchor).rowReductions == 0)
       return false;
     RowNormShape s = getShape(anchor);
-    if (s.ranges.size() < 2 || s.ranges.size() > 4 ||
+    if (s.ranges.size() < 2 ||
         llvm::any_of(s.ranges, ShapedType::isDynamic)) {
       LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] no: not a static nest of "
-                              << "rank 2 to 4\n");
+                              << "rank 2 or more\n");
       return false;
     }
-    // Leading dimensions other than the rows map to grid y and z.
-    for (size_t d = 0; d + 2 < s.ranges.size(); ++d)
-      if (s.ranges[d] > 65535) {
-        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] no: leading dimension "
-                                << d << " exceeds the grid's 65535\n");
+    if (usesLinearBlocks(s)) {
+      // All rows on grid x, at most 2^31 - 1 blocks.
+      int64_t rows = 1;
+      for (size_t d = 0; d + 1 < s.ranges.size(); ++d)
+        rows *= s.ranges[d];
+      if (rows > std::numeric_limits<int32_t>::max()) {
+        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] no: " << rows
+                                << " rows exceed the grid\n");
         return false;
       }
+    } else {
+      // Leading dimensions other than the rows map to grid y and z.
+      for (size_t d = 0; d + 2 < s.ranges.size(); ++d)
+        if (s.ranges[d] > 65535) {
+          LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] no: leading dimension "
+                                  << d << " exceeds the grid's 65535\n");
+          return false;
+        }
+    }
     bool fits = !rowThreadChoices(s.ranges.back(), target).empty();
     LLVM_DEBUG(if (!fits) llvm::dbgs()
                << "[" DEBUG_TYPE "] no: no warp multiple divides a row of "
@@ -175,7 +195,10 @@ public:
     block.back() = 0;
     SmallVector<std::string> blockIds;
     for (unsigned d = 0; d + 1 < rank; ++d)
-      blockIds.push_back(mappingAttr("block", d, rank - 1));
+      blockIds.push_back(
+          usesLinearBlocks(s)
+              ? "#gpu.block<linear_dim_" + std::to_string(rank - 2 - d) + ">"
+              : mappingAttr("block", d, rank - 1));
     std::string blockForall;
     std::string tiled = tileUsingForallMapped(
         w, anchorHandle, block, "[" + llvm::join(blockIds, ", ") + "]",
@@ -214,8 +237,15 @@ public:
       tileRowInterleaved(w, anchorFill, rank, threads, kvec, fillLoop,
                          fillForall);
     }
+    std::optional<std::array<int64_t, 3>> grid;
+    if (usesLinearBlocks(s)) {
+      int64_t rows = 1;
+      for (unsigned d = 0; d + 1 < rank; ++d)
+        rows *= s.ranges[d];
+      grid = std::array<int64_t, 3>{rows, 1, 1};
+    }
     emitGpuEpilogue(w, {threads, 1, 1}, /*mapToBlocks=*/true,
-                    /*eliminateBarriers=*/true);
+                    /*eliminateBarriers=*/true, grid);
     return w.finish();
   }
 

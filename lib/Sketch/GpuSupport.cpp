@@ -131,7 +131,8 @@ std::string ke::tileUsingForallMapped(ScriptWriter &w,
 }
 
 void ke::emitGpuEpilogue(ScriptWriter &w, std::array<int64_t, 3> dims,
-                         bool mapToBlocks, bool eliminateBarriers) {
+                         bool mapToBlocks, bool eliminateBarriers,
+                         std::optional<std::array<int64_t, 3>> grid) {
   w.comment("vectorize the static per-thread tiles and lower the vector ops");
   w.vectorizeFunction(
       {"vector.lower_contraction lowering_strategy = \"outerproduct\"",
@@ -149,8 +150,14 @@ void ke::emitGpuEpilogue(ScriptWriter &w, std::array<int64_t, 3> dims,
   std::string launch = w.fresh("launch");
   w.comment("block foralls -> gpu.launch, thread foralls -> thread ids "
             "(with a barrier after each)");
+  std::string gridDims =
+      grid ? llvm::formatv(" grid_dims = [{0}, {1}, {2}]", (*grid)[0],
+                           (*grid)[1], (*grid)[2])
+                 .str()
+           : "";
   w.line(launch + " = transform.gpu.map_forall_to_blocks " + bufferized +
-         " generate_gpu_launch : (!transform.any_op) -> !transform.any_op");
+         " generate_gpu_launch" + gridDims +
+         " : (!transform.any_op) -> !transform.any_op");
   w.line(llvm::formatv("{0} = transform.gpu.map_nested_forall_to_threads {1} "
                        "block_dims = [{2}, {3}, {4}] : (!transform.any_op) -> "
                        "!transform.any_op",

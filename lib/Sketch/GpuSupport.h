@@ -87,9 +87,12 @@ std::string tileUsingForallMapped(ScriptWriter &w, const std::string &target,
 /// the pipeline then runs the function on one thread). With
 /// `eliminateBarriers`, the barriers that order no conflicting accesses
 /// are removed after the mapping (transform.apply_patterns.gpu.
-/// eliminate_barriers).
+/// eliminate_barriers). `grid`, when given, is the launch's grid: a block
+/// forall mapped to linear ids needs it (without it the mapping sizes the
+/// grid from the forall's first three dimensions and drops the others).
 void emitGpuEpilogue(ScriptWriter &w, std::array<int64_t, 3> dims,
-                     bool mapToBlocks, bool eliminateBarriers = false);
+                     bool mapToBlocks, bool eliminateBarriers = false,
+                     std::optional<std::array<int64_t, 3>> grid = std::nullopt);
 
 /// The loop nest of a row-per-block schedule over `ranges` (the last the
 /// row): a row per block, N/threads elements per thread, then `inner` at a

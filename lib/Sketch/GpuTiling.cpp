@@ -211,6 +211,23 @@ SmallVector<unsigned> blockLoops(linalg::LinalgOp op, const GpuLoops &loops,
   return result;
 }
 
+/// Steps of 1 along the parallel loops that each thread runs one at a time
+/// (not mapped to threads, more than one iteration left after the block
+/// tile); 0 elsewhere.
+SmallVector<int64_t> perThreadParallelSteps(const GpuLoops &loops,
+                                            const GpuTileSizes &sizes) {
+  SmallVector<int64_t> steps(loops.ranges.size(), 0);
+  for (unsigned loop : loops.parallel) {
+    if (llvm::is_contained(loops.mapped, loop) || sizes.inner[loop] != 1)
+      continue;
+    int64_t extent = sizes.block[loop] > 0 ? sizes.block[loop]
+                                           : loops.ranges[loop];
+    if (extent > 1)
+      steps[loop] = 1;
+  }
+  return steps;
+}
+
 /// The block forall's tile sizes (0 for loops not in `tiled`).
 SmallVector<int64_t> blockForallTiles(const GpuTileSizes &sizes,
                                       ArrayRef<unsigned> tiled) {
@@ -683,6 +700,22 @@ std::string GpuTilingRule::emitScript(Operation *anchor,
       w.fuseInto(current, threadForall);
       if (neighbours.hasProducers)
         w.fuseInto(producers, threadForall);
+      // Parallel loops left out of the thread mapping (the batch; the
+      // channels and depth of a channels-first convolution) run one step at
+      // a time in each thread. Step the consumer through them too, with the
+      // anchor fused in, so that a thread's accumulator is one register
+      // tile: vectorized whole, a 3-D convolution's consumer held 16 x 64
+      // register tiles per thread and ptxas ran for minutes.
+      SmallVector<int64_t> steps = perThreadParallelSteps(loops, sizes);
+      if (llvm::any_of(steps, [](int64_t t) { return t != 0; })) {
+        w.comment("the unmapped parallel loops, one step at a time, the "
+                  "anchor (and its fills) fused into each step");
+        SmallVector<std::string> stepLoops;
+        consumer = w.tileUsingFor(consumer, mapToResult(op, steps), stepLoops);
+        w.fuseIntoLoop(current, stepLoops.back());
+        if (neighbours.hasProducers)
+          w.fuseIntoLoop(producers, stepLoops.back());
+      }
     } else {
     w.comment("S: thread tiles, one register tile per thread");
     SmallVector<unsigned> tiled;

@@ -76,6 +76,13 @@ void ScriptWriter::fuseInto(std::string &producer, std::string &container) {
   container = newContainer;
 }
 
+void ScriptWriter::fuseIntoLoop(std::string &producer, const std::string &loop) {
+  std::string container = fresh("loop");
+  line(container + " = transform.cast " + loop +
+       " : !transform.op<\"scf.for\"> to !transform.any_op");
+  fuseInto(producer, container);
+}
+
 ScriptWriter::ReductionTiles
 ScriptWriter::tileReductionUsingForall(const std::string &target,
                                        llvm::ArrayRef<int64_t> numThreads,

@@ -44,6 +44,9 @@ public:
   /// fuse_into_containing_op: `producer` and `container` become the handles
   /// of the fused op and of the new containing loop.
   void fuseInto(std::string &producer, std::string &container);
+  /// Fuses `producer` into the scf.for of `loop` (a handle typed
+  /// !transform.op<"scf.for">, as tileUsingFor returns them).
+  void fuseIntoLoop(std::string &producer, const std::string &loop);
   /// The handles tile_reduction_using_forall returns.
   struct ReductionTiles {
     std::string fill, partial, combine, forall;
