@@ -219,11 +219,13 @@ LogicalResult launchHostCombine(vector::ReductionOp reduction,
   std::optional<gpu::AllReduceOperation> kind =
       getAllReduceKind(reduction.getKind());
   Type element = reduction.getDest().getType();
-  if (!partials || !kind || !element.isIntOrFloat() ||
-      element.getIntOrFloatBitWidth() != 32)
+  if (!partials || !kind || !element.isIntOrFloat())
     return failure();
+  // gpu.all_reduce shuffles 32-bit values; other widths (an i64 count of
+  // valid targets in cross-entropy) are combined by one thread in order.
+  bool shuffled = element.getIntOrFloatBitWidth() == 32;
   int64_t count = partials.getType().getDimSize(0);
-  int64_t threads = std::min(count, kCombineThreads);
+  int64_t threads = shuffled ? std::min(count, kCombineThreads) : 1;
   if (count % threads != 0)
     return failure();
 
@@ -251,10 +253,12 @@ LogicalResult launchHostCombine(vector::ReductionOp reduction,
             nb, nloc, reduction.getKind(), iters[0], next);
         scf::YieldOp::create(nb, nloc, combined);
       });
-  auto allReduce = gpu::AllReduceOp::create(
-      b, loc, element, loop.getResult(0),
-      gpu::AllReduceOperationAttr::get(b.getContext(), *kind),
-      /*uniform=*/true);
+  Value result = loop.getResult(0);
+  if (shuffled)
+    result = gpu::AllReduceOp::create(
+        b, loc, element, result,
+        gpu::AllReduceOperationAttr::get(b.getContext(), *kind),
+        /*uniform=*/true);
   // Thread 0: the init, then the host code that used the result.
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value isFirst =
@@ -262,7 +266,6 @@ LogicalResult launchHostCombine(vector::ReductionOp reduction,
   auto guard = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPoint(guard.thenBlock()->getTerminator());
-  Value result = allReduce.getResult();
   Value acc = reduction.getAcc();
   // An init read from the result buffer (an accumulator argument: a read
   // and a vector.extract of it) is read by thread 0 too: left on the host,

@@ -6,6 +6,8 @@
 // result), and the index doubles its registers; canonicalization keeps it
 // because the index's init is read by the body. MLIR's
 // erase-unused-operands-and-results patterns cut such unused cycles first.
+// A generic they leave with no results and nothing but asserts (a gather's
+// index checks, which fusion copied into its consumers) is erased too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,9 +15,11 @@
 
 #include "ke/Graph/Passes.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #define DEBUG_TYPE "ke-erase-dead-results"
 
@@ -28,11 +32,37 @@ namespace ke {
 
 namespace {
 
+/// Erases a generic left with no results whose only side effects are
+/// cf.assert: the index checks of a gather (torch's take-along-dim, in
+/// cross-entropy) whose values elementwise fusion moved into the consumers.
+/// Fusion clones the producer's body, checks included, into each consumer,
+/// so the checks still run there; the husk has no tensor to tile and no
+/// rule would take it.
+struct EraseAssertOnlyGeneric : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op->getNumResults() != 0 || !op.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(op, "has results or buffers");
+    WalkResult effects = op.getBody()->walk([](Operation *inner) {
+      if (isa<cf::AssertOp>(inner) || isMemoryEffectFree(inner))
+        return WalkResult::advance();
+      return WalkResult::interrupt();
+    });
+    if (effects.wasInterrupted())
+      return rewriter.notifyMatchFailure(op, "has effects other than asserts");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct EraseDeadResultsPass
     : ke::impl::EraseDeadResultsPassBase<EraseDeadResultsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+    patterns.add<EraseAssertOnlyGeneric>(&getContext());
     ke::applyGraphPatterns(getOperation(), std::move(patterns), DEBUG_TYPE);
   }
 };

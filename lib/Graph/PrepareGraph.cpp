@@ -7,7 +7,7 @@
 // first, data movement is folded into its consumers next (a transpose
 // or broadcast between two generics blocks their fusion), dead results go
 // before fusion (an extra result is an extra use), and chains are fused
-// last.
+// last (with another sweep of dead results after).
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,6 +47,9 @@ void ke::buildGraphPreparationPipeline(OpPassManager &pm,
   if (options.demoteF64)
     pm.addPass(createDemoteF64Pass());
   pm.addPass(createFuseElementwiseChainsPass());
+  // Fusion leaves producers whose bodies assert (a gather's index checks)
+  // alive with results nobody reads; their husks go.
+  pm.addPass(createEraseDeadResultsPass());
   pm.addPass(createNormalizeEmptiesPass());
 }
 

@@ -62,3 +62,37 @@ func.func @argmax(%arg0: tensor<64x256xf32>) -> tensor<64x1xi64> {
   %unused = tensor.empty() : tensor<4xf32>
   return %4#1 : tensor<64x1xi64>
 }
+
+// A generic whose results nobody reads but whose body asserts (a gather's
+// index checks, left behind after fusion copied them into its consumers)
+// is dropped with its results. One that writes memory is not.
+// CHECK-LABEL: func.func @assert_only
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @assert_only(%idx: tensor<64xi64>) {
+  %c0 = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<64xi64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%idx : tensor<64xi64>) outs(%e : tensor<64xi64>) {
+    ^bb0(%in: i64, %out: i64):
+      %ok = arith.cmpi sge, %in, %c0 : i64
+      cf.assert %ok, "index must be larger or equal to 0"
+      linalg.yield %in : i64
+  } -> tensor<64xi64>
+  return
+}
+
+// CHECK-LABEL: func.func @stores_kept
+// CHECK: linalg.generic
+// CHECK: memref.store
+func.func @stores_kept(%idx: tensor<64xi64>, %m: memref<64xi64>) {
+  %e = tensor.empty() : tensor<64xi64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%idx : tensor<64xi64>) outs(%e : tensor<64xi64>) {
+    ^bb0(%in: i64, %out: i64):
+      %i = linalg.index 0 : index
+      memref.store %in, %m[%i] : memref<64xi64>
+      linalg.yield %in : i64
+  } -> tensor<64xi64>
+  return
+}

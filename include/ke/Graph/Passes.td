@@ -132,6 +132,12 @@ def EraseDeadResultsPass : Pass<"ke-erase-dead-results"> {
     (`populateEraseUnusedOperandsAndResultsPatterns`), which first cut such
     unused cycles and then drop the result, its init and duplicate operands,
     leaving a one-result row reduction.
+
+    A generic left with no results whose body's only side effects are
+    `cf.assert` is erased: torch-mlir's gather (cross-entropy's
+    take-along-dim) checks its indices with asserts, elementwise fusion
+    copies that body, checks included, into every consumer, and the
+    producer it leaves behind is a husk with no tensor to compute.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
