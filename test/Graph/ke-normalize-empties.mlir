@@ -56,3 +56,59 @@ func.func @late(%a: tensor<8x4xf32>, %b: tensor<4x16xf32>) -> tensor<8x16xf32> {
   } -> tensor<8x16xf32>
   return %r : tensor<8x16xf32>
 }
+
+// Two row sums accumulate into one zero fill (torch-mlir's CSE shares it;
+// TripletMarginLoss's two distances). Each gets a fill and an empty of its
+// own: one buffer would hold both sums, the second overwriting the first.
+// CHECK-LABEL: func.func @shared_init_fill
+// CHECK-DAG: %[[E1:.*]] = tensor.empty() : tensor<8xf32>
+// CHECK-DAG: %[[E2:.*]] = tensor.empty() : tensor<8xf32>
+// CHECK: %[[F1:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E1]] : tensor<8xf32>)
+// CHECK: %[[F2:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E2]] : tensor<8xf32>)
+// CHECK: linalg.generic {{.*}} outs(%[[F1]] : tensor<8xf32>)
+// CHECK: linalg.generic {{.*}} outs(%[[F2]] : tensor<8xf32>)
+func.func @shared_init_fill(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %s1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<8x16xf32>) outs(%f : tensor<8xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %s2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%b : tensor<8x16xf32>) outs(%f : tensor<8xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %s1, %s2 : tensor<8xf32>, tensor<8xf32>
+}
+
+// A fill that one op reads and another accumulates into: the accumulating
+// use gets its own, the reader keeps the original.
+// CHECK-LABEL: func.func @read_and_init_fill
+// CHECK: %[[F1:.*]] = linalg.fill
+// CHECK: %[[F2:.*]] = linalg.fill
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[F1]] : {{.*}}) outs(%{{.*}} : tensor<8xf32>)
+// CHECK: linalg.generic {{.*}} outs(%[[F2]] : tensor<8xf32>)
+func.func @read_and_init_fill(%a: tensor<8xf32>, %b: tensor<8x16xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %e2 = tensor.empty() : tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a, %f : tensor<8xf32>, tensor<8xf32>) outs(%e2 : tensor<8xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %s = arith.addf %x, %y : f32
+      linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %s2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%b : tensor<8x16xf32>) outs(%f : tensor<8xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r, %s2 : tensor<8xf32>, tensor<8xf32>
+}

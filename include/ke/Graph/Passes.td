@@ -223,7 +223,8 @@ def DemoteF64Pass : Pass<"ke-demote-f64"> {
 }
 
 def NormalizeEmptiesPass : Pass<"ke-normalize-empties"> {
-  let summary = "One tensor.empty per destination, at the start of its block";
+  let summary = "One tensor.empty (and fill) per destination, at the start "
+                "of its block";
   let description = [{
     A `tensor.empty` names no data, only a shape, but it decides two things
     about the ops that use it as their destination:
@@ -246,8 +247,13 @@ def NormalizeEmptiesPass : Pass<"ke-normalize-empties"> {
       at the anchor (ke/Workload/Kernel.h), so a consumer whose destination
       is created after the anchor would be a kernel of its own. Empties of
       static shape move to the start of their block.
+    - A `linalg.fill` that several ops read, some accumulating into it (the
+      zero init of two row sums, shared after torch-mlir's CSE), would
+      likewise give two kernels one accumulator: the second overwrites the
+      first's result. Each accumulating use gets a fill of its own.
   }];
-  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect"];
 }
 
 def PrepareGraphPass : Pass<"ke-prepare-graph", "::mlir::ModuleOp"> {
