@@ -42,7 +42,10 @@ void ke::buildGraphPreparationPipeline(OpPassManager &pm,
   pm.addPass(createFoldTransposesIntoContractionsPass());
   pm.addPass(createFoldBroadcastsIntoConsumersPass());
   pm.addPass(createEraseDeadResultsPass());
+  pm.addPass(createWidenAccumulatorsPass());
   pm.addPass(createFoldReductionUnitDimsPass());
+  // Before collapsing: stage 1's trailing reduction loops then collapse.
+  pm.addPass(createSplitOuterReductionsPass());
   pm.addPass(createCollapseReductionDimsPass());
   if (options.demoteF64)
     pm.addPass(createDemoteF64Pass());

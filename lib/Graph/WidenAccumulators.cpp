@@ -1,0 +1,150 @@
+//===- WidenAccumulators.cpp - bf16/f16 sums accumulated in f32 -----------===//
+//
+// ke-widen-accumulators (ke/Graph/Passes.td). A model cast to bf16 (as
+// KernelBench's precision option does) reaches ke with its reductions in
+// bf16: `sum(x)` over 4096 values accumulates into a bf16 whose 8 bits of
+// mantissa stop absorbing terms once the sum is a few hundred times larger
+// than each (KernelBench's sum reduction was off by 1.9e3; means, average
+// pooling and the statistics of norms were off by up to 1.6). PyTorch's
+// kernels accumulate low-precision floats in f32; so does ke after this
+// pass:
+//
+//   %init'  = the init in f32 (a fill of the widened constant, or an extf)
+//   %r'     = the generic, its accumulator f32: each term is extended to
+//             f32 before the combining op, which then runs in f32
+//   %r      = truncf of %r' to the original type
+//
+// Only sums are widened (addf: the rounding of max and min is exact); the
+// body must be `addf(acc, f(inputs))` with the accumulator read once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ke/Graph/Passes.h"
+
+#include "GraphSupport.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ke-widen-accumulators"
+
+using namespace mlir;
+
+namespace ke {
+#define GEN_PASS_DEF_WIDENACCUMULATORSPASS
+#include "ke/Graph/Passes.h.inc"
+} // namespace ke
+
+namespace {
+
+/// The elementwise generic `outs = cast(in)` from `value` to `element`.
+Value castTensor(PatternRewriter &rewriter, Location loc, Value value,
+                 Type element) {
+  auto type = cast<RankedTensorType>(value.getType());
+  Value empty =
+      tensor::EmptyOp::create(rewriter, loc, type.getShape(), element);
+  AffineMap identity =
+      AffineMap::getMultiDimIdentityMap(type.getRank(), rewriter.getContext());
+  SmallVector<utils::IteratorType> parallel(type.getRank(),
+                                            utils::IteratorType::parallel);
+  auto cast = linalg::GenericOp::create(
+      rewriter, loc, empty.getType(), ValueRange{value}, ValueRange{empty},
+      ArrayRef<AffineMap>{identity, identity}, parallel,
+      [&](OpBuilder &b, Location nested, ValueRange args) {
+        Value converted =
+            element.getIntOrFloatBitWidth() >
+                    args[0].getType().getIntOrFloatBitWidth()
+                ? arith::ExtFOp::create(b, nested, element, args[0])
+                      .getResult()
+                : arith::TruncFOp::create(b, nested, element, args[0])
+                      .getResult();
+        linalg::YieldOp::create(b, nested, converted);
+      });
+  return cast.getResult(0);
+}
+
+struct WidenSumAccumulator : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+        op->getNumResults() != 1 || op.getNumReductionLoops() == 0)
+      return rewriter.notifyMatchFailure(op, "not a one-result reduction");
+    auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!resultType || !isa<BFloat16Type, Float16Type>(resultType.getElementType()))
+      return rewriter.notifyMatchFailure(op, "not a bf16/f16 accumulator");
+    Block *body = op.getBody();
+    auto yield = cast<linalg::YieldOp>(body->getTerminator());
+    BlockArgument acc = body->getArguments().back();
+    auto add = yield->getOperand(0).getDefiningOp<arith::AddFOp>();
+    if (!add || add->getBlock() != body || !acc.hasOneUse() ||
+        (add.getLhs() != acc && add.getRhs() != acc))
+      return rewriter.notifyMatchFailure(op, "not addf(acc, f(inputs))");
+    Value term = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+
+    Location loc = op.getLoc();
+    Type wide = rewriter.getF32Type();
+    Value init = op.getDpsInitOperand(0)->get();
+    // A fill's constant is widened exactly; anything else is extended.
+    Value wideInit;
+    FloatAttr constant;
+    if (auto fill = init.getDefiningOp<linalg::FillOp>();
+        fill && matchPattern(fill.getInputs()[0], m_Constant(&constant))) {
+      // A constant, not an extf: a kernel takes scalars only as constants.
+      APFloat value = constant.getValue();
+      bool lost = false;
+      value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                    &lost);
+      Value empty = tensor::EmptyOp::create(
+          rewriter, loc, resultType.getShape(), wide);
+      Value scalar = arith::ConstantOp::create(
+          rewriter, loc, rewriter.getF32FloatAttr(value.convertToFloat()));
+      wideInit = linalg::FillOp::create(rewriter, loc, scalar, empty)
+                     .getResult(0);
+    } else {
+      wideInit = castTensor(rewriter, loc, init, wide);
+    }
+
+    auto widened = linalg::GenericOp::create(
+        rewriter, loc, wideInit.getType(), op.getDpsInputs(),
+        ValueRange{wideInit}, op.getIndexingMapsArray(),
+        op.getIteratorTypesArray(),
+        [&](OpBuilder &b, Location nested, ValueRange args) {
+          IRMapping mapping;
+          for (auto [old, now] :
+               llvm::zip(body->getArguments().drop_back(), args.drop_back()))
+            mapping.map(old, now);
+          for (Operation &inner : body->without_terminator())
+            if (&inner != add.getOperation())
+              b.clone(inner, mapping);
+          Value wideTerm = arith::ExtFOp::create(
+              b, nested, wide, mapping.lookupOrDefault(term));
+          Value sum = arith::AddFOp::create(b, nested, wideTerm, args.back(),
+                                            add.getFastmathAttr());
+          linalg::YieldOp::create(b, nested, sum);
+        });
+    widened->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    Value narrowed = castTensor(rewriter, loc, widened.getResult(0),
+                                resultType.getElementType());
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] widened " << op << "\n");
+    rewriter.replaceOp(op, narrowed);
+    return success();
+  }
+};
+
+struct WidenAccumulatorsPass
+    : ke::impl::WidenAccumulatorsPassBase<WidenAccumulatorsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<WidenSumAccumulator>(&getContext());
+    ke::applyGraphPatterns(getOperation(), std::move(patterns), DEBUG_TYPE);
+  }
+};
+
+} // namespace
