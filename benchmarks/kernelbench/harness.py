@@ -34,6 +34,7 @@ import json
 import os
 import re
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -277,10 +278,18 @@ def run(args):
     worker = Worker(run_task, args.timeout)
     names = [n for n in prepared if n in by_name] if args.problems else \
         list(prepared)
+    started = time.monotonic()
     try:
         for index, name in enumerate(names):
             if name in done:
                 continue
+            if args.deadline and time.monotonic() - started > args.deadline:
+                # Left for a later `run --resume`; not an outcome.
+                print("deadline of %d s reached: %d problems left for "
+                      "--resume" % (args.deadline,
+                                    sum(n not in done for n in names[index:])),
+                      flush=True)
+                break
             status = prepared[name]
             problem = by_name.get(name)
             if status["outcome"] != "prepared":
@@ -384,6 +393,9 @@ def main(argv=None):
     r.add_argument("--db", help="tuning database (tuning and compiling)")
     r.add_argument("--timeout", type=int, default=600)
     r.add_argument("--resume", action="store_true")
+    r.add_argument("--deadline", type=float, default=0,
+                   help="start no problem after this many seconds (the "
+                        "rest is left for --resume; 0: no deadline)")
     s = sub.add_parser("report", help="metrics, table and plot")
     s.add_argument("dirs", nargs="+")
     s.add_argument("--out", help="folder for the report (default: first dir)")

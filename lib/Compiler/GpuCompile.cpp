@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -52,6 +53,18 @@ static FailureOr<func::FuncOp> getModelFunction(ModuleOp module) {
 /// The model's shared object, from the kernel groups compiled once per
 /// workload: every occurrence of a workload in the public function launches
 /// its group's kernels on that occurrence's buffers.
+/// What a group anchor's kernel is compiled from: its workload key and the
+/// keys of the ops fused with it. Two anchors of one workload can differ in
+/// their groups (a consumer that reads a value computed between them joins
+/// only the later one), and each group needs a kernel of its own.
+static std::string getGroupKey(Operation *anchor, KernelFusion fusion) {
+  std::string key = computeWorkloadKey(anchor);
+  for (Operation *op : getKernelGroup(anchor, fusion))
+    if (op != anchor)
+      key += "+" + computeWorkloadKey(op);
+  return key;
+}
+
 static LogicalResult linkWholeModel(ModuleOp module,
                                     const TargetDescription &target,
                                     KernelFusion fusion,
@@ -61,7 +74,7 @@ static LogicalResult linkWholeModel(ModuleOp module,
     return failure();
   llvm::StringMap<const GpuKernelBinary *> binaryOfKey;
   for (const CompiledGpuKernel &kernel : compiled.gpuKernels)
-    binaryOfKey[kernel.workloadKey] = &kernel.binary;
+    binaryOfKey[kernel.groupKey] = &kernel.binary;
   // Every group anchor of the function, with its group.
   std::vector<std::pair<Operation *, llvm::SmallVector<Operation *>>> anchors;
   func->walk([&](Operation *op) {
@@ -73,7 +86,7 @@ static LogicalResult linkWholeModel(ModuleOp module,
   std::vector<PlannedGroup> groups;
   for (auto &[anchor, ops] : anchors) {
     const GpuKernelBinary *binary =
-        binaryOfKey.lookup(computeWorkloadKey(anchor));
+        binaryOfKey.lookup(getGroupKey(anchor, fusion));
     if (!binary)
       return anchor->emitError("ke: this op's kernel was not compiled");
     FailureOr<KernelModule> kernel = buildKernelModule(anchor, fusion);
@@ -112,10 +125,20 @@ ke::compileModuleForGpu(ModuleOp module, const TargetDescription &target,
     return module.emitError("ke: the module has no workload to compile for ")
            << target.name;
 
+  // Every group anchor of each workload whose group differs from the
+  // earlier ones' (usually only the first).
+  llvm::StringMap<SmallVector<Operation *>> groupAnchors;
+  llvm::StringSet<> groupKeys;
+  module.walk([&](Operation *op) {
+    if (isWorkloadAnchor(op) && !getFusingAnchor(op, fusion) &&
+        groupKeys.insert(getGroupKey(op, fusion)).second)
+      groupAnchors[computeWorkloadKey(op)].push_back(op);
+  });
+
   CompiledModule compiled;
-  for (const Workload &workload : workloads) {
-    FailureOr<KernelModule> kernel =
-        buildKernelModule(workload.firstOp, fusion);
+  for (const Workload &workload : workloads)
+    for (Operation *groupAnchor : groupAnchors.lookup(workload.key)) {
+    FailureOr<KernelModule> kernel = buildKernelModule(groupAnchor, fusion);
     if (failed(kernel))
       return failure();
     Operation *anchor = findKernelAnchor(*kernel->module);
@@ -140,6 +163,7 @@ ke::compileModuleForGpu(ModuleOp module, const TargetDescription &target,
 
     CompiledGpuKernel &out = compiled.gpuKernels.emplace_back();
     out.workloadKey = workload.key;
+    out.groupKey = getGroupKey(groupAnchor, fusion);
     out.opName = workload.opName;
     out.ruleName = schedule.rule->getName().str();
     if (options.stage == CompileStage::Scheduled) {
@@ -155,7 +179,7 @@ ke::compileModuleForGpu(ModuleOp module, const TargetDescription &target,
       continue;
     }
     out.binary = std::move(*binary);
-  }
+    }
   if (options.stage == CompileStage::SharedLibrary &&
       failed(linkWholeModel(module, target, fusion, compiled)))
     return failure();

@@ -251,3 +251,29 @@ def test_results_survive_a_torn_line(tmp_path):
         f.write(json.dumps({"name": "level1/1_a", "outcome": "correct"}) +
                 "\n" + '{"name": "level1/2_b", "outc')
     assert list(report.read_results(str(tmp_path))) == ["level1/1_a"]
+
+
+def test_a_deadline_leaves_the_rest_for_resume(tmp_path):
+    import harness
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    files = []
+    for name in ("1_a", "2_b", "3_c"):
+        path = tmp_path / "level1" / (name + ".py")
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(PROBLEM)
+        files.append(str(path))
+    with open(folder / "prepare.json", "w") as f:
+        json.dump({"target": "cpu", "dtype": "fp32", "scale": 1}, f)
+    with open(folder / "prepare.jsonl", "w") as f:
+        for name in ("1_a", "2_b", "3_c"):
+            f.write(json.dumps({"name": "level1/" + name,
+                                "outcome": "unsupported-op",
+                                "detail": "tm_tensor.scan"}) + "\n")
+    args = ["run", str(folder), "--problems", str(tmp_path / "level1")]
+    # Past the deadline before the first problem: nothing is recorded.
+    harness.main(args + ["--deadline", "1e-9"])
+    assert not os.path.exists(folder / "results.jsonl")
+    harness.main(args + ["--resume"])
+    assert sorted(report.read_results(str(folder))) == [
+        "level1/1_a", "level1/2_b", "level1/3_c"]

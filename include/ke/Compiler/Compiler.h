@@ -73,6 +73,9 @@ struct CompileOptions {
 /// One kernel group of a GPU compile.
 struct CompiledGpuKernel {
   std::string workloadKey, opName;
+  /// The workload key and those of the ops fused with the anchor: two
+  /// groups of one workload can hold different ops, and get one kernel each.
+  std::string groupKey;
   /// The sketch rule of the schedule it got.
   std::string ruleName;
   /// Stages Scheduled and Mlir: the kernel module, printed.
