@@ -53,6 +53,8 @@ void ke::buildGraphPreparationPipeline(OpPassManager &pm,
   // Fusion leaves producers whose bodies assert (a gather's index checks)
   // alive with results nobody reads; their husks go.
   pm.addPass(createEraseDeadResultsPass());
+  // After fusion: only the i1 tensors that cross kernels are left.
+  pm.addPass(createBoolTensorsAsBytesPass());
   pm.addPass(createNormalizeEmptiesPass());
 }
 

@@ -263,6 +263,26 @@ def DemoteF64Pass : Pass<"ke-demote-f64"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def BoolTensorsAsBytesPass : Pass<"ke-bool-tensors-as-bytes"> {
+  let summary = "Store i1 tensors that kernels pass to each other as i8";
+  let description = [{
+    A `linalg.generic` whose i1 tensor result is read by other ops (after
+    fusion: by another kernel) writes i8 instead (`arith.extui` before its
+    yield); each generic that reads it takes the i8 tensor and truncates
+    the element at the start of its body (`arith.trunci`), any other
+    reader gets an elementwise truncation of its own. A vectorized writer
+    stores `vector<8xi1>`, which LLVM packs into the bits of one byte,
+    while a scalar reader loads a byte per element: cross-entropy's mask of
+    valid targets was read wrong and its loss was off by 2 to 6. The
+    writer's init must not be read; a result the function returns keeps
+    its i1 (the caller's bool tensor is a byte per element too, so a
+    vectorized kernel that returns one is still wrong: not handled yet).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def NormalizeEmptiesPass : Pass<"ke-normalize-empties"> {
   let summary = "One tensor.empty (and fill) per destination, at the start "
                 "of its block";
@@ -306,8 +326,9 @@ def PrepareGraphPass : Pass<"ke-prepare-graph", "::mlir::ModuleOp"> {
     tensors become linalg.generic), ke-fold-transposes-into-contractions, ke-fold-broadcasts-into-consumers,
     ke-erase-dead-results, ke-widen-accumulators, ke-fold-reduction-unit-dims,
     ke-split-outer-reductions, ke-collapse-reduction-dims, ke-demote-f64 (unless
-    `demote-f64=false`), ke-fuse-elementwise-chains and
-    ke-normalize-empties, in that order.
+    `demote-f64=false`), ke-fuse-elementwise-chains, ke-erase-dead-results
+    again, ke-bool-tensors-as-bytes and ke-normalize-empties, in that
+    order.
   }];
   let options = [
     Option<"demoteF64", "demote-f64", "bool", /*default=*/"true",
