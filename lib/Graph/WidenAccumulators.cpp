@@ -14,8 +14,11 @@
 //             f32 before the combining op, which then runs in f32
 //   %r      = truncf of %r' to the original type
 //
-// Only sums are widened (addf: the rounding of max and min is exact); the
-// body must be `addf(acc, f(inputs))` with the accumulator read once.
+// Only sums are widened (addf: the rounding of max and min is exact): a
+// generic whose body is `addf(acc, f(inputs))` with the accumulator read
+// once, and the named sum poolings (average pooling's window sums; named
+// ops cast their inputs to the output's type, so only the init and the
+// result change).
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,6 +71,62 @@ Value castTensor(PatternRewriter &rewriter, Location loc, Value value,
   return cast.getResult(0);
 }
 
+/// `init` in f32: a fill of a constant is widened exactly (a constant, not
+/// an extf: a kernel takes scalars only as constants); anything else is
+/// extended elementwise.
+Value widenInit(PatternRewriter &rewriter, Location loc, Value init,
+                Type wide) {
+  auto type = cast<RankedTensorType>(init.getType());
+  FloatAttr constant;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>();
+      fill && matchPattern(fill.getInputs()[0], m_Constant(&constant))) {
+    APFloat value = constant.getValue();
+    bool lost = false;
+    value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+    Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(), wide);
+    Value scalar = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getF32FloatAttr(value.convertToFloat()));
+    return linalg::FillOp::create(rewriter, loc, scalar, empty).getResult(0);
+  }
+  return castTensor(rewriter, loc, init, wide);
+}
+
+bool isLowPrecisionFloatTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && isa<BFloat16Type, Float16Type>(tensor.getElementType());
+}
+
+/// A sum pooling (average pooling's window sums) into bf16 or f16: the same
+/// op into an f32 init (named ops cast their inputs to the output type),
+/// then truncf.
+template <typename PoolingOp>
+struct WidenPoolingSum : OpRewritePattern<PoolingOp> {
+  using OpRewritePattern<PoolingOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(PoolingOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
+        !isLowPrecisionFloatTensor(op->getResult(0).getType()))
+      return rewriter.notifyMatchFailure(op, "not a bf16/f16 tensor sum");
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    Location loc = op.getLoc();
+    Type wide = rewriter.getF32Type();
+    Value wideInit =
+        widenInit(rewriter, loc, op.getDpsInitOperand(0)->get(), wide);
+    SmallVector<NamedAttribute> attributes;
+    for (StringRef name : {"strides", "dilations"})
+      if (Attribute attribute = op->getAttr(name))
+        attributes.push_back(rewriter.getNamedAttr(name, attribute));
+    auto widened = PoolingOp::create(rewriter, loc, TypeRange{wideInit.getType()},
+                                     op.getDpsInputs(), ValueRange{wideInit},
+                                     attributes);
+    widened->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    rewriter.replaceOp(op, castTensor(rewriter, loc, widened->getResult(0),
+                                      resultType.getElementType()));
+    return success();
+  }
+};
+
 struct WidenSumAccumulator : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -76,9 +135,9 @@ struct WidenSumAccumulator : OpRewritePattern<linalg::GenericOp> {
     if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
         op->getNumResults() != 1 || op.getNumReductionLoops() == 0)
       return rewriter.notifyMatchFailure(op, "not a one-result reduction");
-    auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    if (!resultType || !isa<BFloat16Type, Float16Type>(resultType.getElementType()))
+    if (!isLowPrecisionFloatTensor(op->getResult(0).getType()))
       return rewriter.notifyMatchFailure(op, "not a bf16/f16 accumulator");
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     Block *body = op.getBody();
     auto yield = cast<linalg::YieldOp>(body->getTerminator());
     BlockArgument acc = body->getArguments().back();
@@ -90,27 +149,8 @@ struct WidenSumAccumulator : OpRewritePattern<linalg::GenericOp> {
 
     Location loc = op.getLoc();
     Type wide = rewriter.getF32Type();
-    Value init = op.getDpsInitOperand(0)->get();
-    // A fill's constant is widened exactly; anything else is extended.
-    Value wideInit;
-    FloatAttr constant;
-    if (auto fill = init.getDefiningOp<linalg::FillOp>();
-        fill && matchPattern(fill.getInputs()[0], m_Constant(&constant))) {
-      // A constant, not an extf: a kernel takes scalars only as constants.
-      APFloat value = constant.getValue();
-      bool lost = false;
-      value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
-                    &lost);
-      Value empty = tensor::EmptyOp::create(
-          rewriter, loc, resultType.getShape(), wide);
-      Value scalar = arith::ConstantOp::create(
-          rewriter, loc, rewriter.getF32FloatAttr(value.convertToFloat()));
-      wideInit = linalg::FillOp::create(rewriter, loc, scalar, empty)
-                     .getResult(0);
-    } else {
-      wideInit = castTensor(rewriter, loc, init, wide);
-    }
-
+    Value wideInit =
+        widenInit(rewriter, loc, op.getDpsInitOperand(0)->get(), wide);
     auto widened = linalg::GenericOp::create(
         rewriter, loc, wideInit.getType(), op.getDpsInputs(),
         ValueRange{wideInit}, op.getIndexingMapsArray(),
@@ -142,7 +182,11 @@ struct WidenAccumulatorsPass
     : ke::impl::WidenAccumulatorsPassBase<WidenAccumulatorsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<WidenSumAccumulator>(&getContext());
+    patterns.add<WidenSumAccumulator, WidenPoolingSum<linalg::PoolingNcwSumOp>,
+                 WidenPoolingSum<linalg::PoolingNwcSumOp>,
+                 WidenPoolingSum<linalg::PoolingNchwSumOp>,
+                 WidenPoolingSum<linalg::PoolingNhwcSumOp>,
+                 WidenPoolingSum<linalg::PoolingNdhwcSumOp>>(&getContext());
     ke::applyGraphPatterns(getOperation(), std::move(patterns), DEBUG_TYPE);
   }
 };

@@ -71,3 +71,24 @@ func.func @left_alone(%x: tensor<8x64xbf16>, %m: tensor<8xbf16>, %y: tensor<8x64
   } -> tensor<8xf32>
   return %r, %t : tensor<8xbf16>, tensor<8xf32>
 }
+
+// -----
+
+// Average pooling's window sums in bf16: the same named op into an f32
+// init, then truncf.
+// CHECK-LABEL: func.func @avg_pool_sum
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<2x4x8x8xf32>)
+// CHECK: %[[SUM:.*]] = linalg.pooling_nchw_sum {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<2x4x16x16xbf16>, tensor<2x2xbf16>) outs(%[[FILL]] : tensor<2x4x8x8xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[SUM]] : tensor<2x4x8x8xf32>) outs(%{{.*}} : tensor<2x4x8x8xbf16>)
+// CHECK: arith.truncf
+func.func @avg_pool_sum(%x: tensor<2x4x16x16xbf16>) -> tensor<2x4x8x8xbf16> {
+  %zero = arith.constant 0.0 : bf16
+  %w = tensor.empty() : tensor<2x2xbf16>
+  %e = tensor.empty() : tensor<2x4x8x8xbf16>
+  %f = linalg.fill ins(%zero : bf16) outs(%e : tensor<2x4x8x8xbf16>) -> tensor<2x4x8x8xbf16>
+  %r = linalg.pooling_nchw_sum {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+      ins(%x, %w : tensor<2x4x16x16xbf16>, tensor<2x2xbf16>) outs(%f : tensor<2x4x8x8xbf16>) -> tensor<2x4x8x8xbf16>
+  return %r : tensor<2x4x8x8xbf16>
+}

@@ -130,6 +130,21 @@ def GpuHoistAccumulatorTilesPass
   let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
+def GpuFlattenVectorCastsPass
+    : Pass<"ke-gpu-flatten-vector-casts", "::mlir::ModuleOp"> {
+  let summary = "Float casts of n-D vectors as casts of their 1-D rows";
+  let description = [{
+    `arith.extf` and `arith.truncf` of a vector of rank 2 or more become
+    one cast per innermost row (`vector.extract` of the row, the 1-D cast,
+    `vector.insert` into the result). The NVVM conversion
+    lowers bf16 casts of 1-D vectors only: a bf16 convolution with an f32
+    result (torch-mlir's bf16 Conv1d) left an unrealized cast of
+    `vector<1x3x1xbf16>` that translation to LLVM IR rejected.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def GpuLowerVectorTransfersPass
     : Pass<"ke-gpu-lower-vector-transfers", "::mlir::ModuleOp"> {
   let summary = "Lower what convert-vector-to-scf leaves to 1-D loads and stores";
