@@ -27,8 +27,7 @@ namespace ke {
 
 namespace {
 
-template <typename CastOp>
-struct FlattenVectorCast : OpRewritePattern<CastOp> {
+template <typename CastOp> struct FlattenVectorCast : OpRewritePattern<CastOp> {
   using OpRewritePattern<CastOp>::OpRewritePattern;
 
   LogicalResult matchAndRewrite(CastOp op,
@@ -43,12 +42,13 @@ struct FlattenVectorCast : OpRewritePattern<CastOp> {
     ArrayRef<int64_t> shape = source.getShape();
     int64_t rowLength = shape.back();
     auto rowType = VectorType::get({rowLength}, result.getElementType());
-    Value accumulated = arith::ConstantOp::create(
-        rewriter, loc, result, rewriter.getZeroAttr(result));
+    Value accumulated = arith::ConstantOp::create(rewriter, loc, result,
+                                                  rewriter.getZeroAttr(result));
     SmallVector<int64_t> position(shape.size() - 1, 0);
     int64_t rows = source.getNumElements() / rowLength;
     for (int64_t row = 0; row < rows; ++row) {
-      Value part = vector::ExtractOp::create(rewriter, loc, op.getIn(), position);
+      Value part =
+          vector::ExtractOp::create(rewriter, loc, op.getIn(), position);
       Value cast = CastOp::create(rewriter, loc, rowType, part);
       accumulated =
           vector::InsertOp::create(rewriter, loc, cast, accumulated, position);

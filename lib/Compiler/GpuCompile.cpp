@@ -138,47 +138,47 @@ ke::compileModuleForGpu(ModuleOp module, const TargetDescription &target,
   CompiledModule compiled;
   for (const Workload &workload : workloads)
     for (Operation *groupAnchor : groupAnchors.lookup(workload.key)) {
-    FailureOr<KernelModule> kernel = buildKernelModule(groupAnchor, fusion);
-    if (failed(kernel))
-      return failure();
-    Operation *anchor = findKernelAnchor(*kernel->module);
-    llvm::Expected<std::optional<ChosenSchedule>> chosen = chooseSchedule(
-        database->get(), options.databasePath, anchor, workload.key, target);
-    if (!chosen)
-      return workload.firstOp->emitError("ke: ")
-             << llvm::toString(chosen.takeError());
-    // No GPU rule applies (getDefaultSchedule remarked): the op has no GPU
-    // lowering without one.
-    if (!*chosen)
-      return workload.firstOp->emitError("ke: no ")
-             << stringifyTargetFamily(target.family)
-             << " sketch rule applies to " << workload.opName;
-    emitRemark(workload.firstOp->getLoc(),
-               (*chosen)->getRemark(options.databasePath));
-    const Schedule &schedule = (*chosen)->schedule;
-    OwningOpRef<ModuleOp> script =
-        parseScript(schedule.getScript(anchor, target), module.getContext());
-    if (!script || failed(applySchedule(*kernel->module, *script)))
-      return failure();
+      FailureOr<KernelModule> kernel = buildKernelModule(groupAnchor, fusion);
+      if (failed(kernel))
+        return failure();
+      Operation *anchor = findKernelAnchor(*kernel->module);
+      llvm::Expected<std::optional<ChosenSchedule>> chosen = chooseSchedule(
+          database->get(), options.databasePath, anchor, workload.key, target);
+      if (!chosen)
+        return workload.firstOp->emitError("ke: ")
+               << llvm::toString(chosen.takeError());
+      // No GPU rule applies (getDefaultSchedule remarked): the op has no GPU
+      // lowering without one.
+      if (!*chosen)
+        return workload.firstOp->emitError("ke: no ")
+               << stringifyTargetFamily(target.family)
+               << " sketch rule applies to " << workload.opName;
+      emitRemark(workload.firstOp->getLoc(),
+                 (*chosen)->getRemark(options.databasePath));
+      const Schedule &schedule = (*chosen)->schedule;
+      OwningOpRef<ModuleOp> script =
+          parseScript(schedule.getScript(anchor, target), module.getContext());
+      if (!script || failed(applySchedule(*kernel->module, *script)))
+        return failure();
 
-    CompiledGpuKernel &out = compiled.gpuKernels.emplace_back();
-    out.workloadKey = workload.key;
-    out.groupKey = getGroupKey(groupAnchor, fusion);
-    out.opName = workload.opName;
-    out.ruleName = schedule.rule->getName().str();
-    if (options.stage == CompileStage::Scheduled) {
-      out.mlir = print(*kernel->module);
-      continue;
-    }
-    FailureOr<GpuKernelBinary> binary =
-        lowerKernelToGpuBinary(*kernel->module, target);
-    if (failed(binary))
-      return failure();
-    if (options.stage == CompileStage::Mlir) {
-      out.mlir = print(*kernel->module);
-      continue;
-    }
-    out.binary = std::move(*binary);
+      CompiledGpuKernel &out = compiled.gpuKernels.emplace_back();
+      out.workloadKey = workload.key;
+      out.groupKey = getGroupKey(groupAnchor, fusion);
+      out.opName = workload.opName;
+      out.ruleName = schedule.rule->getName().str();
+      if (options.stage == CompileStage::Scheduled) {
+        out.mlir = print(*kernel->module);
+        continue;
+      }
+      FailureOr<GpuKernelBinary> binary =
+          lowerKernelToGpuBinary(*kernel->module, target);
+      if (failed(binary))
+        return failure();
+      if (options.stage == CompileStage::Mlir) {
+        out.mlir = print(*kernel->module);
+        continue;
+      }
+      out.binary = std::move(*binary);
     }
   if (options.stage == CompileStage::SharedLibrary &&
       failed(linkWholeModel(module, target, fusion, compiled)))

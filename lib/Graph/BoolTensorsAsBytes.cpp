@@ -56,8 +56,8 @@ Value truncateToBool(PatternRewriter &rewriter, Location loc, Value bytes) {
              ValueRange{empty}, ArrayRef<AffineMap>{identity, identity},
              parallel,
              [&](OpBuilder &b, Location nested, ValueRange args) {
-               Value bit = arith::TruncIOp::create(b, nested, b.getI1Type(),
-                                                   args[0]);
+               Value bit =
+                   arith::TruncIOp::create(b, nested, b.getI1Type(), args[0]);
                linalg::YieldOp::create(b, nested, bit);
              })
       .getResult(0);
@@ -79,8 +79,7 @@ struct StoreBoolResultAsBytes : OpRewritePattern<linalg::GenericOp> {
     Block *body = op.getBody();
     if (!body->getArguments().back().use_empty())
       return rewriter.notifyMatchFailure(op, "reads its init");
-    if (op.getNumDpsInputs() == 1 &&
-        op.getBody()->getOperations().size() == 2)
+    if (op.getNumDpsInputs() == 1 && op.getBody()->getOperations().size() == 2)
       if (auto trunc = dyn_cast<arith::TruncIOp>(body->front());
           trunc && trunc.getIn() == body->getArgument(0))
         return rewriter.notifyMatchFailure(op, "is the truncation itself");

@@ -50,9 +50,10 @@ struct NormalizeEmptiesPass
             dps && dps.isDpsInit(&use))
           inits.push_back(&use);
       // The last use keeps the original when nothing else reads it.
-      bool onlyInits = inits.size() == static_cast<size_t>(std::distance(
-                                           fill->getResult(0).use_begin(),
-                                           fill->getResult(0).use_end()));
+      bool onlyInits =
+          inits.size() ==
+          static_cast<size_t>(std::distance(fill->getResult(0).use_begin(),
+                                            fill->getResult(0).use_end()));
       if (onlyInits)
         inits.pop_back();
       OpBuilder builder(fill);

@@ -137,8 +137,7 @@ struct SplitOuterReduction : OpRewritePattern<linalg::GenericOp> {
     auto stage2 = linalg::GenericOp::create(
         rewriter, loc, op->getResultTypes(), ValueRange{stage1.getResult(0)},
         ValueRange{init->get()}, ArrayRef<AffineMap>{partialMap, initMap},
-        stage2Iterators,
-        [&](OpBuilder &b, Location nested, ValueRange args) {
+        stage2Iterators, [&](OpBuilder &b, Location nested, ValueRange args) {
           BlockArgument acc = op.getBody()->getArguments().back();
           IRMapping mapping;
           for (Value operand : combiner->getOperands())

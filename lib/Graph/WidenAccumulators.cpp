@@ -62,8 +62,7 @@ Value castTensor(PatternRewriter &rewriter, Location loc, Value value,
         Value converted =
             element.getIntOrFloatBitWidth() >
                     args[0].getType().getIntOrFloatBitWidth()
-                ? arith::ExtFOp::create(b, nested, element, args[0])
-                      .getResult()
+                ? arith::ExtFOp::create(b, nested, element, args[0]).getResult()
                 : arith::TruncFOp::create(b, nested, element, args[0])
                       .getResult();
         linalg::YieldOp::create(b, nested, converted);
@@ -117,9 +116,9 @@ struct WidenPoolingSum : OpRewritePattern<PoolingOp> {
     for (StringRef name : {"strides", "dilations"})
       if (Attribute attribute = op->getAttr(name))
         attributes.push_back(rewriter.getNamedAttr(name, attribute));
-    auto widened = PoolingOp::create(rewriter, loc, TypeRange{wideInit.getType()},
-                                     op.getDpsInputs(), ValueRange{wideInit},
-                                     attributes);
+    auto widened =
+        PoolingOp::create(rewriter, loc, TypeRange{wideInit.getType()},
+                          op.getDpsInputs(), ValueRange{wideInit}, attributes);
     widened->setDiscardableAttrs(op->getDiscardableAttrDictionary());
     rewriter.replaceOp(op, castTensor(rewriter, loc, widened->getResult(0),
                                       resultType.getElementType()));
@@ -163,8 +162,8 @@ struct WidenSumAccumulator : OpRewritePattern<linalg::GenericOp> {
           for (Operation &inner : body->without_terminator())
             if (&inner != add.getOperation())
               b.clone(inner, mapping);
-          Value wideTerm = arith::ExtFOp::create(
-              b, nested, wide, mapping.lookupOrDefault(term));
+          Value wideTerm = arith::ExtFOp::create(b, nested, wide,
+                                                 mapping.lookupOrDefault(term));
           Value sum = arith::AddFOp::create(b, nested, wideTerm, args.back(),
                                             add.getFastmathAttr());
           linalg::YieldOp::create(b, nested, sum);
