@@ -63,6 +63,7 @@ ke::getCpuLoweringPasses(const CpuLoweringOptions &options) {
     return createConvertVectorToSCFPass(
         VectorTransferToSCFOptions().enableFullUnroll());
   });
+  add([] { return createScalarizeBoolTransfersPass(); });
   if (unsigned threads = options.referenceThreads) {
     add([] { return createConvertLinalgToParallelLoopsPass(); });
     add([threads] { return createConvertSCFToOpenMPPass({threads}); });

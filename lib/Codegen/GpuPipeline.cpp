@@ -114,6 +114,8 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
         passStep({{[] { return createGpuAllocsToAttributionsPass(); }}}));
     list.push_back(passStep(getVectorToScfPasses()));
     list.push_back(
+        passStep({{[] { return createScalarizeBoolTransfersPass(); }}}));
+    list.push_back(
         passStep({{[] { return createGpuFlattenVectorCastsPass(); }}}));
     list.push_back(
         passStep({{[] { return createGpuLowerVectorTransfersPass(); }}}));

@@ -55,3 +55,27 @@ def test_calls_write_fresh_outputs_and_leave_inputs():
     assert first.data_ptr() != second.data_ptr()
     assert torch.equal(first, second)
     assert torch.equal(inputs[0], before)
+
+
+class _Where(torch.nn.Module):
+    def forward(self, x, mask):
+        return torch.where(mask, x, torch.zeros_like(x))
+
+
+class _Positive(torch.nn.Module):
+    def forward(self, x):
+        return x > 0
+
+
+def test_bool_inputs_and_outputs_are_a_byte_per_element():
+    # A vectorized kernel once read a bool mask's first byte as eight
+    # elements and wrote `x > 0` as packed bits.
+    torch.manual_seed(0)
+    x = torch.randn(16, 64)
+    mask = torch.rand(16, 64) > 0.5
+    where = ke.compile(ke.import_torch(_Where(), (x, mask)))
+    assert torch.equal(where(x, mask), _Where()(x, mask))
+    positive = ke.compile(ke.import_torch(_Positive(), (x,)))
+    out = positive(x)
+    assert out.dtype == torch.bool
+    assert torch.equal(out, x > 0)

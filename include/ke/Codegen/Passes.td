@@ -130,6 +130,27 @@ def GpuHoistAccumulatorTilesPass
   let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
+def ScalarizeBoolTransfersPass
+    : Pass<"ke-scalarize-bool-transfers", "::mlir::ModuleOp"> {
+  let summary = "Access i1 vectors in memory one element (byte) at a time";
+  let description = [{
+    A buffer of i1 holds a byte per element (PyTorch's bool tensors; MLIR's
+    lowering of a scalar i1 load or store), but LLVM loads and stores a
+    `<8 x i1>` vector as the bits of one byte. 1-D `vector.transfer_read`
+    and `vector.transfer_write` (unmasked, a minor dimension or a
+    broadcast; out-of-bounds elements checked one by one) and
+    `vector.load`/`vector.store` of i1 vectors on memrefs of i1 become one
+    `memref.load` or `memref.store` per element. Runs after
+    convert-vector-to-scf in the CPU and GPU lowerings: before it,
+    `torch.where(mask, x, 0)` read a bool mask's first byte as eight
+    elements and `x > 0` wrote packed bits.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def GpuFlattenVectorCastsPass
     : Pass<"ke-gpu-flatten-vector-casts", "::mlir::ModuleOp"> {
   let summary = "Float casts of n-D vectors as casts of their 1-D rows";
