@@ -12,6 +12,9 @@
 // The writer must be a generic whose i1 result is computed from its inputs
 // alone (its init is not read); readers that are generics read the i8
 // tensor directly, any other reader gets an elementwise trunci of its own.
+// The lowerings' ke-scalarize-bool-transfers makes i1 buffers correct by
+// accessing them a byte at a time (function arguments and results stay
+// i1); as i8 the tensors passed between kernels keep vectorized accesses.
 //
 //===----------------------------------------------------------------------===//
 

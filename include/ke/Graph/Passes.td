@@ -275,8 +275,9 @@ def BoolTensorsAsBytesPass : Pass<"ke-bool-tensors-as-bytes"> {
     while a scalar reader loads a byte per element: cross-entropy's mask of
     valid targets was read wrong and its loss was off by 2 to 6. The
     writer's init must not be read; a result the function returns keeps
-    its i1 (the caller's bool tensor is a byte per element too, so a
-    vectorized kernel that returns one is still wrong: not handled yet).
+    its i1 (the caller's bool tensor), which the lowerings write a byte per
+    element (ke-scalarize-bool-transfers). That step alone would make the
+    shared mask correct too; as i8 its accesses stay vectorized.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::arith::ArithDialect",
