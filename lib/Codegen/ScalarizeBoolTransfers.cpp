@@ -75,8 +75,8 @@ Value loadElement(PatternRewriter &rewriter, Location loc, Value base,
   auto guarded = scf::IfOp::create(
       rewriter, loc, inside,
       [&](OpBuilder &b, Location l) {
-        scf::YieldOp::create(b, l,
-                             ValueRange{memref::LoadOp::create(b, l, base, at)});
+        scf::YieldOp::create(
+            b, l, ValueRange{memref::LoadOp::create(b, l, base, at)});
       },
       [&](OpBuilder &b, Location l) {
         scf::YieldOp::create(b, l, ValueRange{padding});
@@ -102,6 +102,27 @@ void storeElement(PatternRewriter &rewriter, Location loc, Value value,
   });
 }
 
+/// The vector of `type` read one element at a time (see loadElement).
+Value loadRow(PatternRewriter &rewriter, Location loc, VectorType type,
+              Value base, ValueRange indices, std::optional<unsigned> dim,
+              bool inBounds, Value padding) {
+  SmallVector<Value> elements;
+  for (int64_t k = 0; k < type.getDimSize(0); ++k)
+    elements.push_back(
+        loadElement(rewriter, loc, base, indices, dim, k, inBounds, padding));
+  return vector::FromElementsOp::create(rewriter, loc, type, elements);
+}
+
+/// `vector` written one element at a time (see storeElement).
+void storeRow(PatternRewriter &rewriter, Location loc, Value vector, Value base,
+              ValueRange indices, unsigned dim, bool inBounds) {
+  int64_t count = cast<VectorType>(vector.getType()).getDimSize(0);
+  for (int64_t k = 0; k < count; ++k) {
+    Value element = vector::ExtractOp::create(rewriter, loc, vector, k);
+    storeElement(rewriter, loc, element, base, indices, dim, k, inBounds);
+  }
+}
+
 struct ScalarizeBoolRead : OpRewritePattern<vector::TransferReadOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -114,13 +135,9 @@ struct ScalarizeBoolRead : OpRewritePattern<vector::TransferReadOp> {
         getTransferDim(op.getPermutationMap());
     if (failed(dim))
       return rewriter.notifyMatchFailure(op, "not a 1-D or broadcast map");
-    bool inBounds = op.isDimInBounds(0);
-    SmallVector<Value> elements;
-    for (int64_t k = 0; k < type.getDimSize(0); ++k)
-      elements.push_back(loadElement(rewriter, op.getLoc(), op.getBase(),
-                                     op.getIndices(), *dim, k, inBounds,
-                                     op.getPadding()));
-    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, type, elements);
+    rewriter.replaceOp(op, loadRow(rewriter, op.getLoc(), type, op.getBase(),
+                                   op.getIndices(), *dim, op.isDimInBounds(0),
+                                   op.getPadding()));
     return success();
   }
 };
@@ -138,13 +155,8 @@ struct ScalarizeBoolWrite : OpRewritePattern<vector::TransferWriteOp> {
         getTransferDim(op.getPermutationMap());
     if (failed(dim) || !*dim)
       return rewriter.notifyMatchFailure(op, "not a 1-D map");
-    bool inBounds = op.isDimInBounds(0);
-    for (int64_t k = 0; k < type.getDimSize(0); ++k) {
-      Value element = vector::ExtractOp::create(rewriter, op.getLoc(),
-                                                op.getVector(), k);
-      storeElement(rewriter, op.getLoc(), element, op.getBase(),
-                   op.getIndices(), **dim, k, inBounds);
-    }
+    storeRow(rewriter, op.getLoc(), op.getVector(), op.getBase(),
+             op.getIndices(), **dim, op.isDimInBounds(0));
     rewriter.eraseOp(op);
     return success();
   }
@@ -159,12 +171,9 @@ struct ScalarizeBoolLoad : OpRewritePattern<vector::LoadOp> {
     if (!isBoolVectorOnMemref(type, op.getBase()))
       return rewriter.notifyMatchFailure(op, "not an i1 load");
     unsigned dim = op.getMemRefType().getRank() - 1;
-    SmallVector<Value> elements;
-    for (int64_t k = 0; k < type.getDimSize(0); ++k)
-      elements.push_back(memref::LoadOp::create(
-          rewriter, op.getLoc(), op.getBase(),
-          elementIndices(rewriter, op.getLoc(), op.getIndices(), dim, k)));
-    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, type, elements);
+    rewriter.replaceOp(op, loadRow(rewriter, op.getLoc(), type, op.getBase(),
+                                   op.getIndices(), dim, /*inBounds=*/true,
+                                   /*padding=*/nullptr));
     return success();
   }
 };
@@ -178,13 +187,8 @@ struct ScalarizeBoolStore : OpRewritePattern<vector::StoreOp> {
     if (!isBoolVectorOnMemref(type, op.getBase()))
       return rewriter.notifyMatchFailure(op, "not an i1 store");
     unsigned dim = op.getMemRefType().getRank() - 1;
-    for (int64_t k = 0; k < type.getDimSize(0); ++k) {
-      Value element = vector::ExtractOp::create(rewriter, op.getLoc(),
-                                                op.getValueToStore(), k);
-      memref::StoreOp::create(
-          rewriter, op.getLoc(), element, op.getBase(),
-          elementIndices(rewriter, op.getLoc(), op.getIndices(), dim, k));
-    }
+    storeRow(rewriter, op.getLoc(), op.getValueToStore(), op.getBase(),
+             op.getIndices(), dim, /*inBounds=*/true);
     rewriter.eraseOp(op);
     return success();
   }

@@ -45,25 +45,13 @@ bool isBoolTensor(Type type) {
   return tensor && tensor.getElementType().isInteger(1);
 }
 
-/// The elementwise generic `trunci(bytes)` back to i1.
+/// The elementwise `trunci(bytes)` back to i1.
 Value truncateToBool(PatternRewriter &rewriter, Location loc, Value bytes) {
-  auto type = cast<RankedTensorType>(bytes.getType());
-  Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                        rewriter.getI1Type());
-  AffineMap identity =
-      AffineMap::getMultiDimIdentityMap(type.getRank(), rewriter.getContext());
-  SmallVector<utils::IteratorType> parallel(type.getRank(),
-                                            utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             rewriter, loc, empty.getType(), ValueRange{bytes},
-             ValueRange{empty}, ArrayRef<AffineMap>{identity, identity},
-             parallel,
-             [&](OpBuilder &b, Location nested, ValueRange args) {
-               Value bit =
-                   arith::TruncIOp::create(b, nested, b.getI1Type(), args[0]);
-               linalg::YieldOp::create(b, nested, bit);
-             })
-      .getResult(0);
+  return ke::createElementwiseConversion(
+      rewriter, loc, bytes, rewriter.getI1Type(),
+      [](OpBuilder &b, Location nested, Value in) -> Value {
+        return arith::TruncIOp::create(b, nested, b.getI1Type(), in);
+      });
 }
 
 struct StoreBoolResultAsBytes : OpRewritePattern<linalg::GenericOp> {

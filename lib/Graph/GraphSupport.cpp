@@ -6,6 +6,7 @@
 
 #include "GraphSupport.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/Debug.h"
@@ -72,4 +73,25 @@ AffineMap ke::composeThroughProducer(linalg::LinalgOp producer,
   // producer loops -> input indices, after result indices -> producer
   // loops, after consumer loops -> result indices.
   return inputMap.compose(inversePermutation(resultMap)).compose(consumerMap);
+}
+
+Value ke::createElementwiseConversion(
+    OpBuilder &builder, Location loc, Value input, Type element,
+    function_ref<Value(OpBuilder &, Location, Value)> convert) {
+  auto type = cast<RankedTensorType>(input.getType());
+  Value empty =
+      tensor::EmptyOp::create(builder, loc, type.getShape(), element);
+  AffineMap identity =
+      AffineMap::getMultiDimIdentityMap(type.getRank(), builder.getContext());
+  SmallVector<utils::IteratorType> parallel(type.getRank(),
+                                            utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             builder, loc, empty.getType(), ValueRange{input},
+             ValueRange{empty}, ArrayRef<AffineMap>{identity, identity},
+             parallel,
+             [&](OpBuilder &b, Location nested, ValueRange args) {
+               linalg::YieldOp::create(b, nested,
+                                       convert(b, nested, args[0]));
+             })
+      .getResult(0);
 }

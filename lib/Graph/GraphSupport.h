@@ -38,6 +38,16 @@ mlir::linalg::LinalgOp getDataMovementProducer(mlir::Value value,
 mlir::AffineMap composeThroughProducer(mlir::linalg::LinalgOp producer,
                                        mlir::AffineMap consumerMap);
 
+/// An elementwise generic over `input` (a ranked tensor) into a fresh
+/// tensor of `element`, whose body maps each element with `convert` (a
+/// cast: extf, truncf, trunci).
+mlir::Value createElementwiseConversion(
+    mlir::OpBuilder &builder, mlir::Location loc, mlir::Value input,
+    mlir::Type element,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   mlir::Value)>
+        convert);
+
 } // namespace ke
 
 #endif // KE_LIB_GRAPH_GRAPHSUPPORT_H

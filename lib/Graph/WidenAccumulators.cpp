@@ -45,29 +45,18 @@ namespace ke {
 
 namespace {
 
-/// The elementwise generic `outs = cast(in)` from `value` to `element`.
+/// `value` cast elementwise to `element` (extf to a wider float, truncf to
+/// a narrower one).
 Value castTensor(PatternRewriter &rewriter, Location loc, Value value,
                  Type element) {
-  auto type = cast<RankedTensorType>(value.getType());
-  Value empty =
-      tensor::EmptyOp::create(rewriter, loc, type.getShape(), element);
-  AffineMap identity =
-      AffineMap::getMultiDimIdentityMap(type.getRank(), rewriter.getContext());
-  SmallVector<utils::IteratorType> parallel(type.getRank(),
-                                            utils::IteratorType::parallel);
-  auto cast = linalg::GenericOp::create(
-      rewriter, loc, empty.getType(), ValueRange{value}, ValueRange{empty},
-      ArrayRef<AffineMap>{identity, identity}, parallel,
-      [&](OpBuilder &b, Location nested, ValueRange args) {
-        Value converted =
-            element.getIntOrFloatBitWidth() >
-                    args[0].getType().getIntOrFloatBitWidth()
-                ? arith::ExtFOp::create(b, nested, element, args[0]).getResult()
-                : arith::TruncFOp::create(b, nested, element, args[0])
-                      .getResult();
-        linalg::YieldOp::create(b, nested, converted);
+  return ke::createElementwiseConversion(
+      rewriter, loc, value, element,
+      [&](OpBuilder &b, Location nested, Value in) -> Value {
+        if (element.getIntOrFloatBitWidth() >
+            in.getType().getIntOrFloatBitWidth())
+          return arith::ExtFOp::create(b, nested, element, in);
+        return arith::TruncFOp::create(b, nested, element, in);
       });
-  return cast.getResult(0);
 }
 
 /// `init` in f32: a fill of a constant is widened exactly (a constant, not
