@@ -100,6 +100,8 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
                              {[] { return createCanonicalizerPass(); }},
                              {[] { return createCSEPass(); }}}));
     list.push_back(
+        passStep({{[] { return createGpuTransposeSharedTilesPass(); }}}));
+    list.push_back(
         passStep({{[] { return createGpuHoistAccumulatorTilesPass(); }}}));
     list.push_back(
         passStep({{[] { return createGpuLaunchHostCombinesPass(); }}}));

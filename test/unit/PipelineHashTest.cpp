@@ -54,7 +54,8 @@ TEST(PipelineHashTest, GpuTextNamesEveryStep) {
   std::string cuda = getGpuPipelineText(parseOrDie("cuda:sm_90"));
   std::string rocm = getGpuPipelineText(parseOrDie("rocm:gfx942"));
   for (llvm::StringRef step :
-       {"ke-gpu-hoist-accumulator-tiles", "ke-gpu-launch-host-combines",
+       {"ke-gpu-transpose-shared-tiles", "ke-gpu-hoist-accumulator-tiles",
+        "ke-gpu-launch-host-combines",
         "ke-gpu-combine-partials",
         "ke-gpu-check-mapped", "gpu-kernel-outlining", "ke-gpu-merge-modules",
         "ke-gpu-allocs-to-attributions", "ke-gpu-hoist-barriers"}) {

@@ -112,6 +112,24 @@ def GpuAllocsToAttributionsPass
   }];
 }
 
+def GpuTransposeSharedTilesPass
+    : Pass<"ke-gpu-transpose-shared-tiles", "::mlir::ModuleOp"> {
+  let summary = "Store shared-memory tiles in the order the threads read them";
+  let description = [{
+    A workgroup allocation inside a gpu.launch whose every read (a plain,
+    in-bounds vector.transfer_read of its full rank) is transposed in its
+    last two dimensions right away, and whose every write is a plain
+    vector.transfer_write (directly or through a unit-stride subview of the
+    same rank), is reallocated with its last two dimensions swapped: the
+    reads read the transposed layout directly, and the writes transpose the
+    vector they store. A contraction that reads an operand as (n, k) (a
+    transposed-B matmul, nn.Linear) stages [n][k] tiles whose reads along n
+    conflict in the shared-memory banks; stored as [k][n] they are read like
+    a plain matmul's. Allocations with any other use are left alone.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
+}
+
 def GpuHoistAccumulatorTilesPass
     : Pass<"ke-gpu-hoist-accumulator-tiles", "::mlir::ModuleOp"> {
   let summary = "Keep a thread's accumulator tile in registers across a loop";
