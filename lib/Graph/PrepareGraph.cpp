@@ -39,6 +39,8 @@ void ke::buildGraphPreparationPipeline(OpPassManager &pm,
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createSplitBiasFromInitsPass());
   pm.addPass(createStridedInsertsToGathersPass());
+  // Before the transpose folds: its output transpose folds into consumers.
+  pm.addPass(createConvsToChannelsLastPass());
   pm.addPass(createFoldTransposesIntoContractionsPass());
   pm.addPass(createFoldBroadcastsIntoConsumersPass());
   pm.addPass(createEraseDeadResultsPass());

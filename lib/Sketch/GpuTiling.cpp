@@ -237,14 +237,45 @@ SmallVector<int64_t> blockForallTiles(const GpuTileSizes &sizes,
   return tiles;
 }
 
+/// The most blocks a linear grid (all on x) holds.
+constexpr int64_t kMaxLinearBlocks = (int64_t(1) << 31) - 1;
+
+/// The number of blocks along each loop in `blocks` (outermost first).
+SmallVector<int64_t> blockCounts(const GpuLoops &loops,
+                                 const GpuTileSizes &sizes,
+                                 ArrayRef<unsigned> blocks) {
+  SmallVector<int64_t> counts;
+  for (unsigned loop : blocks)
+    counts.push_back(llvm::divideCeil(loops.ranges[loop], sizes.block[loop]));
+  return counts;
+}
+
+/// True when the block forall numbers its blocks linearly along grid x
+/// (`#gpu.block<linear_dim_N>` with grid_dims): more than three loops split
+/// over blocks (a convolution's batch besides its three mapped loops), or
+/// more than 65535 blocks along grid y or z, which a 2^18-column transpose
+/// needs. One grid dimension per loop otherwise.
+bool usesLinearBlocks(ArrayRef<int64_t> counts) {
+  if (counts.size() > 3)
+    return true;
+  for (auto [position, count] : llvm::enumerate(llvm::reverse(counts)))
+    if (position > 0 && count > 65535)
+      return true;
+  return false;
+}
+
 /// The block mapping of a forall over `tiled` (a subset of `blocks`, in
-/// forall order).
-std::string blockMapping(ArrayRef<unsigned> blocks, ArrayRef<unsigned> tiled) {
+/// forall order): grid z, y, x, or linear ids, the innermost fastest.
+std::string blockMapping(ArrayRef<unsigned> blocks, ArrayRef<unsigned> tiled,
+                         bool linear) {
   SmallVector<std::string> attrs;
-  for (unsigned loop : tiled)
-    attrs.push_back(mappingAttr("block", llvm::find(blocks, loop) -
-                                             blocks.begin(),
-                                blocks.size()));
+  for (auto [i, loop] : llvm::enumerate(tiled))
+    attrs.push_back(
+        linear ? "#gpu.block<linear_dim_" +
+                     std::to_string(tiled.size() - 1 - i) + ">"
+               : mappingAttr("block", llvm::find(blocks, loop) -
+                                          blocks.begin(),
+                             blocks.size()));
   return "[" + llvm::join(attrs, ", ") + "]";
 }
 
@@ -442,25 +473,15 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
   }
   if (conv) {
     // The loops left out of the thread mapping (batch, depth) get blocks of
-    // their own while the grid has dimensions to spare: a batch looped over
-    // in every thread leaves most of the GPU idle.
-    unsigned gridLoops = 0;
-    for (unsigned i = 0; i < numMapped; ++i) {
-      const Knob &b = space.knobs[i];
-      gridLoops += b.choices[b.defaultIndex] < loops.ranges[loops.mapped[i]];
-    }
+    // their own: a batch looped over in every thread leaves most of the GPU
+    // idle. Beyond three loops split over blocks, blocks are numbered
+    // linearly (usesLinearBlocks).
     for (unsigned loop : loops.parallel) {
       int64_t range = loops.ranges[loop];
       if (llvm::is_contained(loops.mapped, loop) || range <= 1)
         continue;
       SmallVector<int64_t> choices = blockCandidates(range, range);
-      Knob block{loopKnobName("block", loop), choices,
-                 unsigned(choices.size() - 1)};
-      if (gridLoops < 3) {
-        block.defaultIndex = 0;
-        ++gridLoops;
-      }
-      space.knobs.push_back(block);
+      space.knobs.push_back(Knob{loopKnobName("block", loop), choices, 0});
     }
   }
   if (params.reductionKnobs && loops.innerReduction) {
@@ -506,14 +527,19 @@ LogicalResult GpuTilingRule::checkLimits(Operation *anchor,
   if (failed(checkBlockLimits(target, sizes.dims,
                               estimateRegisters(loops, sizes), reason)))
     return failure();
-  for (auto [position, loop] : llvm::enumerate(llvm::reverse(loops.mapped))) {
-    int64_t blocks = llvm::divideCeil(loops.ranges[loop], sizes.block[loop]);
-    if (position > 0 && blocks > 65535) {
-      reason = llvm::formatv("{0} blocks along a y/z grid dimension exceed "
-                             "65535",
-                             blocks);
+  SmallVector<int64_t> counts =
+      blockCounts(loops, sizes, blockLoops(op, loops, sizes));
+  if (usesLinearBlocks(counts)) {
+    int64_t total = 1;
+    for (int64_t count : counts)
+      total = std::min(total * count, kMaxLinearBlocks + 1);
+    if (total > kMaxLinearBlocks) {
+      reason = llvm::formatv("{0} blocks exceed the grid's {1}", total,
+                             kMaxLinearBlocks);
       return failure();
     }
+  }
+  for (unsigned loop : loops.mapped) {
     if (loops.ranges[loop] % sizes.block[loop] != 0) {
       reason = "block tiles must divide the loops (partial block tiles are "
                "not padded yet)";
@@ -527,22 +553,11 @@ LogicalResult GpuTilingRule::checkLimits(Operation *anchor,
     }
   }
   if (convDims(op)) {
-    SmallVector<unsigned> blocks = blockLoops(op, loops, sizes);
-    if (blocks.size() > 3) {
-      reason = llvm::formatv("{0} loops split over blocks exceed the grid's "
-                             "3 dimensions",
-                             blocks.size());
-      return failure();
-    }
-    for (auto [position, loop] : llvm::enumerate(llvm::reverse(blocks))) {
-      int64_t count = loops.ranges[loop] / sizes.block[loop];
-      if (loops.ranges[loop] % sizes.block[loop] != 0 ||
-          (position > 0 && count > 65535)) {
-        reason = "block tiles of a convolution must divide their loops, "
-                 "at most 65535 along grid y and z";
+    for (unsigned loop : blockLoops(op, loops, sizes))
+      if (loops.ranges[loop] % sizes.block[loop] != 0) {
+        reason = "block tiles of a convolution must divide their loops";
         return failure();
       }
-    }
   }
   if (loops.innerReduction && sizes.inner[*loops.innerReduction] > 1) {
     unsigned k = *loops.innerReduction;
@@ -593,6 +608,15 @@ std::string GpuTilingRule::emitScript(Operation *anchor,
   const KernelNeighbours &neighbours = kernel.neighbours;
   bool mapped = !loops.mapped.empty();
   SmallVector<unsigned> blocks = blockLoops(op, loops, sizes);
+  SmallVector<int64_t> counts = blockCounts(loops, sizes, blocks);
+  bool linear = usesLinearBlocks(counts);
+  std::optional<std::array<int64_t, 3>> grid;
+  if (linear) {
+    int64_t total = 1;
+    for (int64_t count : counts)
+      total *= count;
+    grid = std::array<int64_t, 3>{total, 1, 1};
+  }
 
   if (mapped) {
     std::string forall;
@@ -601,13 +625,14 @@ std::string GpuTilingRule::emitScript(Operation *anchor,
       SmallVector<unsigned> tiled;
       SmallVector<int64_t> tiles =
           mapToResult(op, blockForallTiles(sizes, blocks), &tiled);
-      consumer = tileUsingForallMapped(w, consumer, tiles,
-                                       blockMapping(blocks, tiled), forall);
+      consumer = tileUsingForallMapped(
+          w, consumer, tiles, blockMapping(blocks, tiled, linear), forall);
       w.fuseInto(current, forall);
     } else {
       w.comment("S: block tiles");
       current = tileUsingForallMapped(w, current, blockForallTiles(sizes, blocks),
-                                      blockMapping(blocks, blocks), forall);
+                                      blockMapping(blocks, blocks, linear),
+                                      forall);
     }
     if (neighbours.hasProducers) {
       w.comment("the fills of the anchor's inits, per block tile");
@@ -762,7 +787,7 @@ std::string GpuTilingRule::emitScript(Operation *anchor,
       current = decomposed;
     }
   }
-  emitGpuEpilogue(w, sizes.dims, mapped);
+  emitGpuEpilogue(w, sizes.dims, mapped, /*eliminateBarriers=*/false, grid);
   return w.finish();
 }
 

@@ -2,6 +2,7 @@
 // machine: 48 cores, 512-bit vectors) so the knob spaces are the same
 // everywhere.
 // RUN: ke-opt sketches %s --target cpu:a64fx | FileCheck %s
+// RUN: ke-opt sketches %s --no-prepare-graph --target cpu:a64fx | FileCheck %s --check-prefix=NCHW
 
 // Matmul: 64x96x96 is big enough to run on every core by default, one outer
 // tile of rows per core (2 rows); register tiles of 2x16 (one 512-bit
@@ -51,10 +52,11 @@ func.func @conv(%i: tensor<1x10x10x8xf32>, %f: tensor<3x3x8x16xf32>, %o: tensor<
   return %r : tensor<1x8x8x16xf32>
 }
 
-// Channels-first convolutions keep 2-D tiles (no decompose).
-// CHECK-LABEL: // -----// workload {{.*}} linalg.conv_2d_nchw_fchw
-// CHECK-NOT: transform.structured.decompose
-// CHECK: transform.yield
+// Channels-first convolutions keep 2-D tiles (no decompose); the graph
+// preparation runs them channels-last, so only --no-prepare-graph shows it.
+// NCHW-LABEL: // -----// workload {{.*}} linalg.conv_2d_nchw_fchw
+// NCHW-NOT: transform.structured.decompose
+// NCHW: transform.yield
 func.func @conv_nchw(%i: tensor<1x4x11x11xf32>, %f: tensor<8x4x3x3xf32>, %o: tensor<1x8x5x5xf32>) -> tensor<1x8x5x5xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
        ins(%i, %f : tensor<1x4x11x11xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<1x8x5x5xf32>) -> tensor<1x8x5x5xf32>

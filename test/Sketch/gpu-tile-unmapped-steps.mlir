@@ -5,8 +5,9 @@
 // step, so a thread accumulates one register tile. Before, the consumer was
 // vectorized whole: a 16 x 64 x (2 x 2) accumulator per thread in
 // KernelBench's Conv3d problems, and ptxas ran for minutes.
-// RUN: ke-opt sketches %s --target cuda:sm_90 --sketch gpu.tile | FileCheck %s
-// RUN: ke-opt compile %s --target cuda:sm_90 --emit=scheduled -o - 2>&1 | FileCheck %s --check-prefix=SCHED
+// (--no-prepare-graph: the preparation would run it channels-last.)
+// RUN: ke-opt sketches %s --no-prepare-graph --target cuda:sm_90 --sketch gpu.tile | FileCheck %s
+// RUN: ke-opt compile %s --no-prepare-graph --target cuda:sm_90 --emit=scheduled -o - 2>&1 | FileCheck %s --check-prefix=SCHED
 
 // CHECK: S: thread tiles of the consumer
 // CHECK: %[[ANCHOR:.+]], %{{.+}} = transform.structured.fuse_into_containing_op

@@ -43,14 +43,14 @@ func.func @bmm(%arg0: tensor<2x8x4xf16>, %arg1: tensor<2x4x16xf16>,
   return %0 : tensor<2x8x16xf32>
 }
 
-// CHECK-NEXT: "op":"linalg.conv_2d_nchw_fchw","kind":"convolution","count":1,"shapes":{{\[\[}}1,3,9,9],[8,3,3,3],[1,8,4,4]]
+// CHECK-NEXT: "op":"linalg.conv_2d_nhwc_hwcf","kind":"convolution","count":1,"shapes":{{\[\[}}1,9,9,3],[3,3,3,8],[1,4,4,8]]
 // CHECK-SAME: "flops":6912
-func.func @conv_strided(%arg0: tensor<1x3x9x9xf32>, %arg1: tensor<8x3x3x3xf32>,
-                        %arg2: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
-  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
-       ins(%arg0, %arg1 : tensor<1x3x9x9xf32>, tensor<8x3x3x3xf32>)
-       outs(%arg2 : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
-  return %0 : tensor<1x8x4x4xf32>
+func.func @conv_strided(%arg0: tensor<1x9x9x3xf32>, %arg1: tensor<3x3x3x8xf32>,
+                        %arg2: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+       ins(%arg0, %arg1 : tensor<1x9x9x3xf32>, tensor<3x3x3x8xf32>)
+       outs(%arg2 : tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  return %0 : tensor<1x4x4x8xf32>
 }
 
 // CHECK-NEXT: "op":"linalg.pooling_nhwc_max","kind":"pooling","count":1

@@ -77,6 +77,28 @@ def SplitBiasFromInitsPass : Pass<"ke-split-bias-from-inits"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def ConvsToChannelsLastPass : Pass<"ke-convs-to-channels-last"> {
+  let summary = "Run channels-first convolutions channels-last, between "
+                "transposes";
+  let description = [{
+    `linalg.conv_1d_ncw_fcw`, `conv_2d_nchw_fchw` and `conv_3d_ncdhw_fcdhw`
+    on static tensors (PyTorch's layout, as torch-mlir imports it) become
+    `conv_1d_nwc_wcf`, `conv_2d_nhwc_hwcf` and `conv_3d_ndhwc_dhwcf`: the
+    input is transposed to channels-last, the filter to spatial x input
+    channels x output channels, the init is a fill of the same value into a
+    channels-last empty (or a transpose of a non-fill init), and the result
+    is transposed back to the original type, so nothing outside the
+    convolution changes. Strides and dilations are kept. ke's convolution
+    schedules tile output columns by channels with vector loads of both,
+    which channels-first does not allow: on an H200, KernelBench's NCHW
+    convolutions ran at 0.01-0.1x of cuDNN with scalar code. The output
+    transpose is folded into the elementwise ops that read it by
+    ke-fold-broadcasts-into-consumers, which runs after this pass.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def StridedInsertsToGathersPass : Pass<"ke-strided-inserts-to-gathers"> {
   let summary = "Rewrite tensor.insert_slice with non-unit strides as an "
                 "elementwise generic that reads the source";
