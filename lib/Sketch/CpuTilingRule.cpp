@@ -485,7 +485,8 @@ public:
         // that tile is in cache.
         w.comment("S: outer parallel tiles of the consumer, the anchor fused "
                   "into them, one scf.forall over threads");
-        consumer = w.tileUsingForall(consumer, mapToResult(op, outer), forall);
+        consumer = w.tileUsingForall(
+            consumer, mapToConsumer(op, neighbours.consumer, outer), forall);
         w.fuseInto(current, forall);
       } else {
         w.comment("S: outer parallel tiles, one scf.forall over threads");

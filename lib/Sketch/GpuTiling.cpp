@@ -623,8 +623,8 @@ std::string GpuTilingRule::emitScript(Operation *anchor,
     if (neighbours.consumer) {
       w.comment("S: block tiles of the consumer, the anchor fused into them");
       SmallVector<unsigned> tiled;
-      SmallVector<int64_t> tiles =
-          mapToResult(op, blockForallTiles(sizes, blocks), &tiled);
+      SmallVector<int64_t> tiles = mapToConsumer(
+          op, neighbours.consumer, blockForallTiles(sizes, blocks), &tiled);
       consumer = tileUsingForallMapped(
           w, consumer, tiles, blockMapping(blocks, tiled, linear), forall);
       w.fuseInto(current, forall);
@@ -717,7 +717,8 @@ std::string GpuTilingRule::emitScript(Operation *anchor,
       w.comment("S: thread tiles of the consumer, the anchor (and its fills) "
                 "fused into them");
       SmallVector<unsigned> tiled;
-      SmallVector<int64_t> tiles = mapToResult(op, sizes.thread, &tiled);
+      SmallVector<int64_t> tiles =
+          mapToConsumer(op, neighbours.consumer, sizes.thread, &tiled);
       std::string threadForall;
       consumer = tileUsingForallMapped(w, consumer, tiles,
                                        mappingList("thread", loops, tiled),
@@ -736,7 +737,8 @@ std::string GpuTilingRule::emitScript(Operation *anchor,
         w.comment("the unmapped parallel loops, one step at a time, the "
                   "anchor (and its fills) fused into each step");
         SmallVector<std::string> stepLoops;
-        consumer = w.tileUsingFor(consumer, mapToResult(op, steps), stepLoops);
+        consumer = w.tileUsingFor(
+            consumer, mapToConsumer(op, neighbours.consumer, steps), stepLoops);
         w.fuseIntoLoop(current, stepLoops.back());
         if (neighbours.hasProducers)
           w.fuseIntoLoop(producers, stepLoops.back());
@@ -756,7 +758,8 @@ std::string GpuTilingRule::emitScript(Operation *anchor,
                                     threadForall);
     if (neighbours.consumer) {
       tiled.clear();
-      SmallVector<int64_t> tiles = mapToResult(op, sizes.thread, &tiled);
+      SmallVector<int64_t> tiles =
+          mapToConsumer(op, neighbours.consumer, sizes.thread, &tiled);
       std::string forall;
       consumer = tileUsingForallMapped(w, consumer, tiles,
                                        mappingList("thread", loops, tiled),

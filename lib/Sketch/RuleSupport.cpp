@@ -90,3 +90,39 @@ SmallVector<int64_t> ke::mapToResult(linalg::LinalgOp op,
   }
   return tiles;
 }
+
+SmallVector<int64_t> ke::mapToConsumer(linalg::LinalgOp op,
+                                       Operation *consumer,
+                                       ArrayRef<int64_t> anchorTiles,
+                                       SmallVectorImpl<unsigned> *loopsOut) {
+  SmallVector<unsigned> resultLoops;
+  SmallVector<int64_t> resultTiles =
+      mapToResult(op, anchorTiles, &resultLoops);
+  auto consumerOp = cast<linalg::LinalgOp>(consumer);
+  OpOperand *use = nullptr;
+  for (OpOperand *operand : consumerOp.getDpsInputOperands())
+    if (operand->get() == op->getResult(0))
+      use = operand;
+  AffineMap map = use ? consumerOp.getMatchingIndexingMap(use) : AffineMap();
+  if (!map || map.isIdentity()) {
+    if (loopsOut)
+      loopsOut->append(resultLoops.begin(), resultLoops.end());
+    return resultTiles;
+  }
+  assert(map.isPermutation() && "the consumer reads the result permuted");
+  // Consumer loop `i` is result dimension `d` where map result `d` is `i`.
+  SmallVector<int64_t> tiles(map.getNumDims(), 0);
+  SmallVector<int64_t> loopOf(map.getNumDims(), -1);
+  AffineMap result = op.getIndexingMapMatchingResult(op->getResult(0));
+  for (unsigned d = 0; d < map.getNumResults(); ++d) {
+    unsigned i = cast<AffineDimExpr>(map.getResult(d)).getPosition();
+    tiles[i] = resultTiles[d];
+    if (auto dim = dyn_cast<AffineDimExpr>(result.getResult(d)))
+      loopOf[i] = dim.getPosition();
+  }
+  if (loopsOut)
+    for (unsigned i = 0; i < tiles.size(); ++i)
+      if (tiles[i] != 0 && loopOf[i] >= 0)
+        loopsOut->push_back(loopOf[i]);
+  return tiles;
+}

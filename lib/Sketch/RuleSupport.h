@@ -67,6 +67,15 @@ llvm::SmallVector<int64_t>
 mapToResult(mlir::linalg::LinalgOp op, llvm::ArrayRef<int64_t> anchorTiles,
             llvm::SmallVectorImpl<unsigned> *loopsOut = nullptr);
 
+/// Anchor-loop tile sizes as tile sizes of the anchor's elementwise
+/// `consumer`, which reads the anchor's result through a permutation (the
+/// identity, or a channels-first tail after a channels-last convolution);
+/// `loopsOut` receives the anchor loop of each consumer loop.
+llvm::SmallVector<int64_t>
+mapToConsumer(mlir::linalg::LinalgOp op, mlir::Operation *consumer,
+              llvm::ArrayRef<int64_t> anchorTiles,
+              llvm::SmallVectorImpl<unsigned> *loopsOut = nullptr);
+
 } // namespace ke
 
 #endif // KE_LIB_SKETCH_RULESUPPORT_H

@@ -152,10 +152,19 @@ SmallVector<Operation *> ke::getKernelGroup(Operation *anchor,
     return group;
   OpOperand &use = *anchor->getResult(0).getUses().begin();
   auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
+  // The consumer reads the anchor's result as it is, or, for convolutions,
+  // through a permutation: a channels-first model's tail reads the
+  // channels-last convolution that ke-convs-to-channels-last made (the
+  // rules tile it with mapToConsumer).
+  AffineMap useMap = consumer ? consumer.getMatchingIndexingMap(&use)
+                              : AffineMap();
+  bool readable =
+      consumer && (useMap.isIdentity() ||
+                   (useMap.isPermutation() &&
+                    classifyWorkload(linalgOp) == WorkloadKind::Convolution));
   if (!consumer || !linalg::isElementwise(consumer) ||
       consumer->getNumResults() != 1 ||
-      consumer->getBlock() != anchor->getBlock() ||
-      !consumer.getMatchingIndexingMap(&use).isIdentity() ||
+      consumer->getBlock() != anchor->getBlock() || !readable ||
       !linalgOp.getIndexingMapMatchingResult(anchor->getResult(0))
            .isProjectedPermutation())
     return group;
