@@ -60,14 +60,19 @@ struct ChannelsLastPerms {
   }
 };
 
-Value transposeValue(PatternRewriter &rewriter, Location loc, Value value,
-                     ArrayRef<int64_t> perm) {
+/// An empty tensor of `value`'s type with its dimensions permuted.
+Value permutedEmpty(PatternRewriter &rewriter, Location loc, Value value,
+                    ArrayRef<int64_t> perm) {
   auto type = cast<RankedTensorType>(value.getType());
   SmallVector<int64_t> shape;
   for (int64_t p : perm)
     shape.push_back(type.getDimSize(p));
-  Value empty =
-      tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+  return tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+}
+
+Value transposeValue(PatternRewriter &rewriter, Location loc, Value value,
+                     ArrayRef<int64_t> perm) {
+  Value empty = permutedEmpty(rewriter, loc, value, perm);
   return linalg::TransposeOp::create(rewriter, loc, value, empty, perm)
       .getResult()[0];
 }
@@ -76,16 +81,10 @@ Value transposeValue(PatternRewriter &rewriter, Location loc, Value value,
 /// copy of the output), else `init` transposed.
 Value channelsLastInit(PatternRewriter &rewriter, Location loc, Value init,
                        ArrayRef<int64_t> perm) {
-  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
-    auto type = cast<RankedTensorType>(init.getType());
-    SmallVector<int64_t> shape;
-    for (int64_t p : perm)
-      shape.push_back(type.getDimSize(p));
-    Value empty =
-        tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
-    return linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty)
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    return linalg::FillOp::create(rewriter, loc, fill.getInputs()[0],
+                                  permutedEmpty(rewriter, loc, init, perm))
         .getResult(0);
-  }
   return transposeValue(rewriter, loc, init, perm);
 }
 
