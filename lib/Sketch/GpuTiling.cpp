@@ -400,6 +400,20 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
         {cap, budget,
          int64_t(llvm::PowerOf2Ceil(llvm::divideCeil(range, thread))),
          position == 2 ? 64 : 1024});
+    // Block tiles divide their loops: with few divisors (a prime factor
+    // of 87383 in a 262149-long loop) the block tile can be far smaller
+    // than planned. The threads it leaves unused go to the outer loops,
+    // instead of blocks of one thread.
+    SmallVector<int64_t> blockChoices =
+        blockCandidates(range, params.maxBlockTile);
+    int64_t block = blockChoices[largestDivisorChoice(
+        blockChoices, range, std::min(range, thread * threads))];
+    SmallVector<int64_t> threadChoices = tileCandidates(range, thread);
+    int64_t used =
+        block / threadChoices[largestDivisorChoice(threadChoices, block,
+                                                   thread)];
+    if (2 * used <= threads)
+      threads = std::max<int64_t>(1, used);
     budget = std::max<int64_t>(1, budget / threads);
     threadDefaults.insert(threadDefaults.begin(), thread);
     blockDefaults.insert(blockDefaults.begin(),

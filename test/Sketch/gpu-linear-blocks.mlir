@@ -19,8 +19,8 @@ func.func @conv3d(%x: tensor<2x4x66x6x3xf32>, %w: tensor<3x3x3x3x8xf32>) -> tens
 }
 
 // TRANSPOSE-LABEL: linalg.transpose
-// TRANSPOSE: tile_using_forall %{{.*}} tile_sizes [1, 1, {{[0-9]+}}] (mapping = [#gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>])
-// TRANSPOSE: map_forall_to_blocks %{{.*}} generate_gpu_launch grid_dims = [131074, 1, 1]
+// TRANSPOSE: tile_using_forall %{{.*}} tile_sizes [2, 1, {{[0-9]+}}] (mapping = [#gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>])
+// TRANSPOSE: map_forall_to_blocks %{{.*}} generate_gpu_launch grid_dims = [65537, 1, 1]
 // PTX-COUNT-2: .visible .entry
 // PTX-NOT: error
 func.func @transpose(%x: tensor<2x4x65537xf32>) -> tensor<2x65537x4xf32> {
