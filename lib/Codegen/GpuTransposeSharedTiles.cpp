@@ -35,6 +35,9 @@ namespace ke {
 
 namespace {
 
+/// The most rows one write of a transposed tile may store (see addWrite).
+constexpr int64_t kMaxTransposedRows = 4;
+
 /// The permutation that swaps the last two of `rank` dimensions.
 SmallVector<int64_t> swapLastTwo(int64_t rank) {
   SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
@@ -103,6 +106,16 @@ std::optional<TileAccesses> collectAccesses(memref::AllocOp alloc) {
   auto addWrite = [&](Operation *user, Value memref) {
     auto write = dyn_cast<vector::TransferWriteOp>(user);
     if (!write || write.getBase() != memref || !isPlainTransfer(write))
+      return false;
+    // A few row segments per write (the vector-wide cooperative copy: 1 or
+    // 2 rows of 4 in the GEMMs), transposed in registers into short
+    // columns. A thread's copy of many rows is left alone: a matvec's
+    // 16 x 4 copy, transposed, spilled.
+    ArrayRef<int64_t> shape = write.getVectorType().getShape();
+    int64_t rows = 1;
+    for (int64_t d : shape.drop_back())
+      rows *= d;
+    if (rows > kMaxTransposedRows)
       return false;
     accesses.writes.push_back(write);
     return true;

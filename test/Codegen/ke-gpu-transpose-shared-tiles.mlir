@@ -120,3 +120,26 @@ func.func @other_access(%out: memref<4x4xf32>, %s: memref<f32>, %v: vector<1x4xf
   }
   return
 }
+
+// -----
+
+// A thread's copy of several rows (a matvec's 16 x 4 block) would be
+// transposed in registers, which spilled: the tile keeps its layout.
+// CHECK-LABEL: func.func @block_copy
+// CHECK: memref.alloc() : memref<96x16xf32, #gpu.address_space<workgroup>>
+// CHECK: vector.transpose
+func.func @block_copy(%out: memref<4x4xf32>, %v: vector<16x4xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %c0 = arith.constant 0 : index
+    %pad = arith.constant 0.0 : f32
+    %tile = memref.alloc() : memref<96x16xf32, #gpu.address_space<workgroup>>
+    vector.transfer_write %v, %tile[%tx, %c0] {in_bounds = [true, true]} : vector<16x4xf32>, memref<96x16xf32, #gpu.address_space<workgroup>>
+    %block = vector.transfer_read %tile[%tx, %c0], %pad {in_bounds = [true, true]} : memref<96x16xf32, #gpu.address_space<workgroup>>, vector<4x4xf32>
+    %cols = vector.transpose %block, [1, 0] : vector<4x4xf32> to vector<4x4xf32>
+    vector.transfer_write %cols, %out[%c0, %c0] {in_bounds = [true, true]} : vector<4x4xf32>, memref<4x4xf32>
+    gpu.terminator
+  }
+  return
+}

@@ -119,8 +119,8 @@ def GpuTransposeSharedTilesPass
     A workgroup allocation inside a gpu.launch whose every read (a plain,
     in-bounds vector.transfer_read of its full rank) is transposed in its
     last two dimensions right away, and whose every write is a plain
-    vector.transfer_write (directly or through a unit-stride subview of the
-    same rank), is reallocated with its last two dimensions swapped: the
+    vector.transfer_write of at most four row segments (directly or through
+    a unit-stride subview of the same rank), is reallocated with its last two dimensions swapped: the
     reads read the transposed layout directly, and the writes transpose the
     vector they store. A contraction that reads an operand as (n, k) (a
     transposed-B matmul, nn.Linear) stages [n][k] tiles whose reads along n
