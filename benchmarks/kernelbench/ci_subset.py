@@ -36,6 +36,8 @@ SUBSET = {
     "level1/50_conv_standard_2D__square_input__square_kernel": "correct",
     "level1/64_conv_transposed_1D": "correct",
     "level1/33_BatchNorm": "correct",
+    "level1/34_InstanceNorm": "correct",
+    "level1/35_GroupNorm_": "correct",
     "level1/89_cumsum": "unsupported-op",
     "level1/95_CrossEntropyLoss": "correct",
     "level1/99_TripletMarginLoss": "correct",

@@ -8,8 +8,9 @@
 // operands are all such tensors, empties or constants), checks that every
 // reader is a generic whose body it can retype, and retypes the whole set:
 // results, block arguments, body ops and constants become f32, extf to and
-// truncf from f32 disappear. When any f64 value of a function escapes (a
-// return, a reshape, an op it does not know), the function keeps its f64.
+// truncf from f32 disappear; reshapes of such tensors are retyped with
+// them. When any f64 value of a function escapes (a return, an op it does
+// not know), the function keeps its f64.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,10 +79,18 @@ findDemotable(FunctionOpInterface function) {
   while (grew) {
     grew = false;
     function.walk([&](Operation *op) {
-      if (demoted.contains(op) || !isa<linalg::GenericOp, linalg::FillOp>(op) ||
+      if (demoted.contains(op) ||
+          !isa<linalg::GenericOp, linalg::FillOp, tensor::CollapseShapeOp,
+               tensor::ExpandShapeOp>(op) ||
           llvm::none_of(op->getResultTypes(), isF64Tensor))
         return;
-      if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+      if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op)) {
+        // A reshape of a derived tensor (a reduction's rows collapsed by
+        // ke-fold-reduction-unit-dims or ke-collapse-reduction-dims) is
+        // retyped with it.
+        if (!derived.contains(op->getOperand(0)))
+          return;
+      } else if (auto fill = dyn_cast<linalg::FillOp>(op)) {
         if (!matchPattern(fill.value(), m_Constant()) ||
             !isDemotableOperand(fill.output(), derived))
           return;
@@ -174,7 +183,8 @@ void retypeBody(linalg::GenericOp generic,
   }
 }
 
-/// Retypes `op` (a fill or generic) and its f64 empties to f32; the empties
+/// Retypes `op` (a fill, generic or reshape) and its f64 empties to f32;
+/// the empties
 /// and constants it no longer uses go into `replaced`.
 void retype(Operation *op, llvm::SetVector<Operation *> &replaced) {
   OpBuilder builder(op);

@@ -57,12 +57,39 @@ struct EraseAssertOnlyGeneric : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// Replaces a generic on tensors that only copies its one input (identity
+/// maps, the same type, the body yields the input's block argument) by
+/// that input. torch-mlir's InstanceNorm copies its whole input this way
+/// (7.5 GB in KernelBench's), and the copy was a kernel of its own.
+struct EraseIdentityCopy : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 ||
+        op->getNumResults() != 1 ||
+        op.getNumParallelLoops() != op.getNumLoops())
+      return rewriter.notifyMatchFailure(op, "not a one-input map");
+    Value input = op.getDpsInputs()[0];
+    if (input.getType() != op->getResult(0).getType() ||
+        !llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); }))
+      return rewriter.notifyMatchFailure(op, "not an identity copy");
+    auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+    if (yield.getValues()[0] !=
+        op.getMatchingBlockArgument(op.getDpsInputOperand(0)))
+      return rewriter.notifyMatchFailure(op, "computes something");
+    rewriter.replaceOp(op, input);
+    return success();
+  }
+};
+
 struct EraseDeadResultsPass
     : ke::impl::EraseDeadResultsPassBase<EraseDeadResultsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
-    patterns.add<EraseAssertOnlyGeneric>(&getContext());
+    patterns.add<EraseAssertOnlyGeneric, EraseIdentityCopy>(&getContext());
     ke::applyGraphPatterns(getOperation(), std::move(patterns), DEBUG_TYPE);
   }
 };

@@ -78,3 +78,43 @@ func.func @f64_returned(%x: tensor<64xf32>) -> tensor<64xf64> {
   } -> tensor<64xf64>
   return %r : tensor<64xf64>
 }
+
+// Reshapes of derived f64 tensors are retyped with them: GroupNorm and
+// InstanceNorm reduce rows collapsed from their f64 copy of the input (by
+// ke-fold-reduction-unit-dims or ke-collapse-reduction-dims), which kept
+// all their f64 before.
+// CHECK-LABEL: func.func @reshaped_rows
+// CHECK-NOT: f64
+// CHECK: tensor.collapse_shape %{{.*}} : tensor<6x4x8xf32> into tensor<6x32xf32>
+// CHECK-NOT: f64
+// CHECK: tensor.expand_shape %{{.*}} : tensor<6xf32> into tensor<6x1xf32>
+// CHECK-NOT: f64
+// CHECK: return
+// PREPARED-LABEL: func.func @reshaped_rows
+// PREPARED-NOT: f64
+// PREPARED: return
+func.func @reshaped_rows(%x: tensor<6x4x8xf32>) -> tensor<6x1xf32> {
+  %zero = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<6x4x8xf64>
+  %w = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<6x4x8xf32>) outs(%e : tensor<6x4x8xf64>) {
+  ^bb0(%in: f32, %out: f64):
+    %d = arith.extf %in : f32 to f64
+    linalg.yield %d : f64
+  } -> tensor<6x4x8xf64>
+  %rows = tensor.collapse_shape %w [[0], [1, 2]] : tensor<6x4x8xf64> into tensor<6x32xf64>
+  %se = tensor.empty() : tensor<6xf64>
+  %f = linalg.fill ins(%zero : f64) outs(%se : tensor<6xf64>) -> tensor<6xf64>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%rows : tensor<6x32xf64>) outs(%f : tensor<6xf64>) {
+  ^bb0(%in: f64, %out: f64):
+    %a = arith.addf %in, %out : f64
+    linalg.yield %a : f64
+  } -> tensor<6xf64>
+  %kept = tensor.expand_shape %s [[0, 1]] output_shape [6, 1] : tensor<6xf64> into tensor<6x1xf64>
+  %oe = tensor.empty() : tensor<6x1xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%kept : tensor<6x1xf64>) outs(%oe : tensor<6x1xf32>) {
+  ^bb0(%in: f64, %out: f32):
+    %t = arith.truncf %in : f64 to f32
+    linalg.yield %t : f32
+  } -> tensor<6x1xf32>
+  return %r : tensor<6x1xf32>
+}

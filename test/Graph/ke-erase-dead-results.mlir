@@ -96,3 +96,48 @@ func.func @stores_kept(%idx: tensor<64xi64>, %m: memref<64xi64>) {
   } -> tensor<64xi64>
   return
 }
+
+// A generic that only copies its input (what ke-demote-f64 leaves of
+// InstanceNorm's extf to f64) is its input: the reader reads %x (twice, then once: the duplicate
+// operand goes).
+// CHECK-LABEL: func.func @identity_copy
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.mulf
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// A copy that changes the element type, or reads through a permutation,
+// stays.
+// CHECK-LABEL: func.func @not_copies
+// CHECK: arith.extf
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}]
+// CHECK: return
+func.func @identity_copy(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x8xf32>
+  %e2 = tensor.empty() : tensor<4x8xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c, %x : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e2 : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<4x8xf32>
+  return %s : tensor<4x8xf32>
+}
+func.func @not_copies(%x: tensor<8x8xf32>) -> (tensor<8x8xf64>, tensor<8x8xf32>) {
+  %e = tensor.empty() : tensor<8x8xf64>
+  %w = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x8xf32>) outs(%e : tensor<8x8xf64>) {
+  ^bb0(%in: f32, %out: f64):
+    %d = arith.extf %in : f32 to f64
+    linalg.yield %d : f64
+  } -> tensor<8x8xf64>
+  %e2 = tensor.empty() : tensor<8x8xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x8xf32>) outs(%e2 : tensor<8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x8xf32>
+  return %w, %t : tensor<8x8xf64>, tensor<8x8xf32>
+}

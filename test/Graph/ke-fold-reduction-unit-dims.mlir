@@ -81,3 +81,26 @@ func.func @between_unit_reshapes(%sum: tensor<64xf32>) -> tensor<64xf32> {
   %c = tensor.collapse_shape %l [[0, 1]] : tensor<64x1xf32> into tensor<64xf32>
   return %c : tensor<64xf32>
 }
+
+// -----
+
+// InstanceNorm's statistics: batch norm over the input reshaped to
+// [1, N * C, H, W], a reduction whose unit loop d0 is reduced outside the
+// parallel channels. Its unit dimensions go: a [channels, H, W] reduction
+// with H and W innermost, which the row reductions take once they are
+// collapsed, and an expand_shape back to the kept shape.
+// CHECK-LABEL: func.func @instance_norm_sum
+// CHECK: %[[IN:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3]] : tensor<1x6x4x8xf32> into tensor<6x4x8xf32>
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction"]} ins(%[[IN]] : tensor<6x4x8xf32>) outs(%{{.*}} : tensor<6xf32>)
+// CHECK: tensor.expand_shape %[[SUM]] {{\[\[}}0, 1, 2, 3]] output_shape [1, 6, 1, 1] : tensor<6xf32> into tensor<1x6x1x1xf32>
+func.func @instance_norm_sum(%x: tensor<1x6x4x8xf32>) -> tensor<1x6x1x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x6x1x1xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x6x1x1xf32>) -> tensor<1x6x1x1xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (0, d1, 0, 0)>], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%x : tensor<1x6x4x8xf32>) outs(%f : tensor<1x6x1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<1x6x1x1xf32>
+  return %s : tensor<1x6x1x1xf32>
+}

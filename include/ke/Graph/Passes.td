@@ -160,6 +160,11 @@ def EraseDeadResultsPass : Pass<"ke-erase-dead-results"> {
     take-along-dim) checks its indices with asserts, elementwise fusion
     copies that body, checks included, into every consumer, and the
     producer it leaves behind is a husk with no tensor to compute.
+
+    A generic that only copies its one input (identity maps, result of the
+    input's type, the body yields the input) is replaced by the input: on
+    tensors the copy computes nothing (torch-mlir's InstanceNorm copies its
+    whole input first).
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
