@@ -84,8 +84,13 @@ class BuildPyWithLibke(build_py):
         else:
             print("ke: libke.so %s" % steps["reason"], file=sys.stderr)
         super().run()
+        target = Path(self.build_lib) / "ke" / "lib"
+        # setuptools reuses its build folder: a bundle an earlier build left
+        # there would be installed too, and found before this build's (a
+        # ke/lib/ in the source tree, copied by hand, is bundled as before).
+        if not (Path(__file__).resolve().parent / "ke" / "lib").is_dir():
+            shutil.rmtree(target, ignore_errors=True)
         if steps["bundle"]:
-            target = Path(self.build_lib) / "ke" / "lib"
             target.mkdir(parents=True, exist_ok=True)
             for artifact in (LIBRARY, DRIVER):
                 shutil.copy2(steps["build_dir"] / artifact,
