@@ -45,8 +45,9 @@ SmallVector<int64_t> swapLastTwo(int64_t rank) {
   return perm;
 }
 
-template <typename T> SmallVector<T> swapped(ArrayRef<T> values) {
-  SmallVector<T> result(values);
+/// `values` (shape, indices, offsets) with the last two swapped.
+template <typename Range> auto swapped(Range &&values) {
+  auto result = llvm::to_vector(values);
   std::swap(result[result.size() - 1], result[result.size() - 2]);
   return result;
 }
@@ -186,7 +187,7 @@ void transposeTile(RewriterBase &rewriter, memref::AllocOp alloc,
                                          vectorType.getElementType());
     Value newRead = vector::TransferReadOp::create(
         rewriter, read.getLoc(), newVectorType, newAlloc.getResult(),
-        swapped(ArrayRef<Value>(llvm::to_vector(read.getIndices()))), read.getPadding(),
+        swapped(read.getIndices()), read.getPadding(),
         SmallVector<bool>(rank, true));
     replaceTransposedUses(rewriter, read.getResult(), newRead);
     rewriter.eraseOp(read);
@@ -199,8 +200,8 @@ void transposeTile(RewriterBase &rewriter, memref::AllocOp alloc,
     rewriter.setInsertionPoint(subview);
     auto newSubview = memref::SubViewOp::create(
         rewriter, subview.getLoc(), newAlloc.getResult(),
-        swapped(ArrayRef<OpFoldResult>(subview.getMixedOffsets())),
-        swapped(ArrayRef<OpFoldResult>(subview.getMixedSizes())),
+        swapped(subview.getMixedOffsets()),
+        swapped(subview.getMixedSizes()),
         subview.getMixedStrides());
     newBase[subview.getResult()] = newSubview.getResult();
   }
@@ -210,7 +211,7 @@ void transposeTile(RewriterBase &rewriter, memref::AllocOp alloc,
         rewriter, write.getLoc(), write.getVector(), perm);
     vector::TransferWriteOp::create(
         rewriter, write.getLoc(), transposed, newBase.lookup(write.getBase()),
-        swapped(ArrayRef<Value>(llvm::to_vector(write.getIndices()))),
+        swapped(write.getIndices()),
         SmallVector<bool>(rank, true));
     rewriter.eraseOp(write);
   }

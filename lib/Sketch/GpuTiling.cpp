@@ -250,6 +250,15 @@ SmallVector<int64_t> blockCounts(const GpuLoops &loops,
   return counts;
 }
 
+/// The blocks of a linear grid over `counts`, at most kMaxLinearBlocks + 1
+/// (more than the grid holds).
+int64_t linearBlockCount(ArrayRef<int64_t> counts) {
+  int64_t total = 1;
+  for (int64_t count : counts)
+    total = std::min(total * count, kMaxLinearBlocks + 1);
+  return total;
+}
+
 /// True when the block forall numbers its blocks linearly along grid x
 /// (`#gpu.block<linear_dim_N>` with grid_dims): more than three loops split
 /// over blocks (a convolution's batch besides its three mapped loops), or
@@ -544,9 +553,7 @@ LogicalResult GpuTilingRule::checkLimits(Operation *anchor,
   SmallVector<int64_t> counts =
       blockCounts(loops, sizes, blockLoops(op, loops, sizes));
   if (usesLinearBlocks(counts)) {
-    int64_t total = 1;
-    for (int64_t count : counts)
-      total = std::min(total * count, kMaxLinearBlocks + 1);
+    int64_t total = linearBlockCount(counts);
     if (total > kMaxLinearBlocks) {
       reason = llvm::formatv("{0} blocks exceed the grid's {1}", total,
                              kMaxLinearBlocks);
@@ -625,12 +632,8 @@ std::string GpuTilingRule::emitScript(Operation *anchor,
   SmallVector<int64_t> counts = blockCounts(loops, sizes, blocks);
   bool linear = usesLinearBlocks(counts);
   std::optional<std::array<int64_t, 3>> grid;
-  if (linear) {
-    int64_t total = 1;
-    for (int64_t count : counts)
-      total *= count;
-    grid = std::array<int64_t, 3>{total, 1, 1};
-  }
+  if (linear)
+    grid = std::array<int64_t, 3>{linearBlockCount(counts), 1, 1};
 
   if (mapped) {
     std::string forall;
