@@ -60,6 +60,10 @@ def models(torch):
          lambda q, kt, v: torch.bmm(
              torch.softmax(torch.bmm(q.float(), kt.float()) * 0.125, dim=2)
              .to(bf16).float(), v.float()), 1e-2),
+        # torch.cat between kernel groups: box copies (cuMemcpy3D).
+        ("concat_relu", os.path.join(ROOT, "test/Inputs/concat-model.mlir"),
+         [((4, 8), f32)],
+         lambda x: torch.relu(torch.cat([x, x], dim=1)), 1e-4),
     ]
 
 

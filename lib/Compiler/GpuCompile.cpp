@@ -116,17 +116,12 @@ ke::compileModuleForGpu(ModuleOp module, const TargetDescription &target,
   KernelFusion fusion = getKernelFusion(target);
   std::vector<Workload> workloads;
   collectWorkloads(module, workloads);
-  // Fills and consumers fused into another workload's kernel are compiled
-  // as part of it.
-  llvm::erase_if(workloads, [&](const Workload &w) {
-    return getFusingAnchor(w.firstOp, fusion) != nullptr;
-  });
-  if (workloads.empty())
-    return module.emitError("ke: the module has no workload to compile for ")
-           << target.name;
 
   // Every group anchor of each workload whose group differs from the
-  // earlier ones' (usually only the first).
+  // earlier ones' (usually only the first). Fills and consumers fused into
+  // another workload's kernel are compiled as part of it; a workload can be
+  // fused at one occurrence and a group of its own at another (GroupNorm's
+  // two row sums), so this goes by occurrence, not by the workload's first.
   llvm::StringMap<SmallVector<Operation *>> groupAnchors;
   llvm::StringSet<> groupKeys;
   module.walk([&](Operation *op) {
@@ -134,6 +129,9 @@ ke::compileModuleForGpu(ModuleOp module, const TargetDescription &target,
         groupKeys.insert(getGroupKey(op, fusion)).second)
       groupAnchors[computeWorkloadKey(op)].push_back(op);
   });
+  if (groupAnchors.empty())
+    return module.emitError("ke: the module has no workload to compile for ")
+           << target.name;
 
   CompiledModule compiled;
   for (const Workload &workload : workloads)
@@ -145,15 +143,15 @@ ke::compileModuleForGpu(ModuleOp module, const TargetDescription &target,
       llvm::Expected<std::optional<ChosenSchedule>> chosen = chooseSchedule(
           database->get(), options.databasePath, anchor, workload.key, target);
       if (!chosen)
-        return workload.firstOp->emitError("ke: ")
+        return groupAnchor->emitError("ke: ")
                << llvm::toString(chosen.takeError());
       // No GPU rule applies (getDefaultSchedule remarked): the op has no GPU
       // lowering without one.
       if (!*chosen)
-        return workload.firstOp->emitError("ke: no ")
+        return groupAnchor->emitError("ke: no ")
                << stringifyTargetFamily(target.family)
                << " sketch rule applies to " << workload.opName;
-      emitRemark(workload.firstOp->getLoc(),
+      emitRemark(groupAnchor->getLoc(),
                  (*chosen)->getRemark(options.databasePath));
       const Schedule &schedule = (*chosen)->schedule;
       OwningOpRef<ModuleOp> script =

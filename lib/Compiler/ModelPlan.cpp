@@ -152,6 +152,9 @@ private:
   LogicalResult addExtractSlice(tensor::ExtractSliceOp op);
   LogicalResult addInsertSlice(tensor::InsertSliceOp op);
   LogicalResult addPad(tensor::PadOp op);
+  /// A concatenation: each input copied into a fresh temporary at its
+  /// offset along the concatenated dimension (as an insert_slice would be).
+  LogicalResult addConcat(tensor::ConcatOp op);
   /// The slot a value writer may write into: `value`'s own when nothing
   /// else reads it, else a fresh temporary (holding `value` when `keep`).
   FailureOr<uint32_t> writableSlotFor(Value value, Operation *user, bool keep);
@@ -183,8 +186,8 @@ FailureOr<uint32_t> PlanBuilder::slotOf(Value value, Operation *user) {
            << def->getName()
            << " has no GPU lowering outside a kernel group yet; a model "
               "compiled for a GPU may hold only kernel groups, "
-              "tensor.empty, reshapes, slices, pads, constants and "
-              "its return";
+              "tensor.empty, reshapes, slices, pads, concatenations, "
+              "constants and its return";
   return user->emitError("ke: this value has no buffer in the GPU model");
 }
 
@@ -500,6 +503,31 @@ LogicalResult PlanBuilder::addInsertSlice(tensor::InsertSliceOp op) {
   return success();
 }
 
+LogicalResult PlanBuilder::addConcat(tensor::ConcatOp op) {
+  RankedTensorType type = op.getResultType();
+  if (!type.hasStaticShape() ||
+      llvm::any_of(op.getInputs(), [](Value input) {
+        return !cast<RankedTensorType>(input.getType()).hasStaticShape();
+      }))
+    return op.emitError("ke: a GPU model concatenates static shapes only");
+  uint32_t result = addTemp(type);
+  SmallVector<int64_t> offsets(type.getRank(), 0);
+  uint64_t dim = op.getDim();
+  for (Value input : op.getInputs()) {
+    FailureOr<uint32_t> source = slotOf(input, op);
+    if (failed(source))
+      return failure();
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(input.getType()).getShape();
+    SmallVector<int64_t> zeros(shape.size(), 0);
+    if (failed(addSliceCopy(op, result, type.getShape(), offsets, *source,
+                            shape, zeros, shape, getElementBytes(type))))
+      return failure();
+    offsets[dim] += shape[dim];
+  }
+  slotOfValue[op.getResult()] = result;
+  return success();
+}
+
 LogicalResult PlanBuilder::addPad(tensor::PadOp op) {
   RankedTensorType type = op.getResultType();
   if (!type.hasStaticShape() || !op.getSourceType().hasStaticShape() ||
@@ -597,6 +625,7 @@ LogicalResult PlanBuilder::build() {
               return addInsertSlice(insert);
             })
             .Case([&](tensor::PadOp pad) { return addPad(pad); })
+            .Case([&](tensor::ConcatOp concat) { return addConcat(concat); })
             .Default([](Operation *) { return std::nullopt; });
     if (glue) {
       if (failed(*glue))
@@ -619,8 +648,8 @@ LogicalResult PlanBuilder::build() {
              << op.getName()
              << " has no GPU lowering outside a kernel group yet; a model "
                 "compiled for a GPU may hold only kernel groups, "
-                "tensor.empty, reshapes, slices, pads, constants and "
-                "its return";
+                "tensor.empty, reshapes, slices, pads, concatenations, "
+                "constants and its return";
   }
   return success();
 }

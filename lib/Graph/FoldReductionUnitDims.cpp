@@ -86,14 +86,22 @@ bool isBetweenUnitReshapes(linalg::GenericOp op) {
 /// loop outside the parallel one keeps every reduction rule away: one
 /// thread summed each of 7168 rows of 262144 values (0.05x of eager on an
 /// H200). Reductions are never a convolution's consumer, so the reshapes
-/// folding leaves around them keep nothing out of a kernel.
+/// folding leaves around them keep nothing out of a kernel. A reduction
+/// whose every reduction loop is unit (logsumexp over a kept dimension of
+/// one) is not one: folded, it would become an all-parallel op that reads
+/// its init, whose fill then belongs to no kernel group.
 bool isReductionWithUnitLoops(linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumReductionLoops() == 0)
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return false;
-  return llvm::any_of(ranges, [](int64_t range) { return range == 1; });
+  bool reducesSomething = false;
+  for (auto [range, iterator] : llvm::zip(ranges, op.getIteratorTypesArray()))
+    if (linalg::isReductionIterator(iterator) && range != 1)
+      reducesSomething = true;
+  return reducesSomething &&
+         llvm::any_of(ranges, [](int64_t range) { return range == 1; });
 }
 
 bool shouldFoldUnitDims(linalg::GenericOp op) {

@@ -91,6 +91,9 @@ namespace {
 /// One workload being tuned.
 struct WorkloadTuning {
   const Workload *workload;
+  /// The occurrence measured: the first that anchors a kernel group of its
+  /// own (getFirstGroupAnchor).
+  Operation *anchor = nullptr;
   unsigned index;
   TuningResult result;
   std::unique_ptr<Evaluator> evaluator;
@@ -157,7 +160,7 @@ bool prepare(WorkloadTuning &w, const TargetDescription &target,
              RecordSink &sink, ProgressLine &progress) {
   const Workload &workload = *w.workload;
   std::string reason;
-  ScopedDiagnosticHandler handler(workload.firstOp->getContext(),
+  ScopedDiagnosticHandler handler(w.anchor->getContext(),
                                   [&](Diagnostic &diag) {
                                     if (reason.empty())
                                       reason = diag.str();
@@ -176,7 +179,7 @@ bool prepare(WorkloadTuning &w, const TargetDescription &target,
                               w.index + 1, numWorkloads, workload.opName)
                     .str());
   FailureOr<std::unique_ptr<Evaluator>> created =
-      createEvaluator(workload.firstOp, target, evaluatorOptions);
+      createEvaluator(w.anchor, target, evaluatorOptions);
   if (failed(created)) {
     w.result.skipped = reason.empty() ? "cannot be evaluated" : reason;
     return false;
@@ -219,7 +222,7 @@ bool prepare(WorkloadTuning &w, const TargetDescription &target,
     }
     if (llvm::Error error = options.database->addWorkload(
             {workload.key, workload.opName,
-             getCanonicalSignature(workload.firstOp)}))
+             getCanonicalSignature(w.anchor)}))
       progress.note("database error: " + llvm::toString(std::move(error)));
   }
   w.result.previous = w.task->getNumPrevious();
@@ -303,9 +306,12 @@ std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
     w.result.count = workloads[i].count();
     // Fills and elementwise consumers fused into another anchor's kernel are
     // measured (and applied) as part of it: no budget of their own.
-    if (Operation *fusing = getFusingAnchor(workloads[i].firstOp,
-                                               getKernelFusion(target))) {
-      w.result.fusedInto = computeWorkloadKey(fusing);
+    KernelFusion fusion = getKernelFusion(target);
+    w.anchor = getFirstGroupAnchor(workloads[i].firstOp, workloads[i].key,
+                                   fusion);
+    if (!w.anchor) {
+      w.result.fusedInto = computeWorkloadKey(
+          getFusingAnchor(workloads[i].firstOp, fusion));
       continue;
     }
     if (!prepare(w, target, options, n, sink, progress)) {

@@ -162,6 +162,11 @@ SmallVector<Operation *> ke::getKernelGroup(Operation *anchor,
       consumer && (useMap.isIdentity() ||
                    (useMap.isPermutation() &&
                     classifyWorkload(linalgOp) == WorkloadKind::Convolution));
+  // A fill that a consumer takes as its init is in the consumer's group
+  // (addInitFills), not the other way round: each would hold the other, and
+  // neither would be compiled.
+  if (consumer && isa<linalg::FillOp>(anchor) && consumer.isDpsInit(&use))
+    return group;
   if (!consumer || !linalg::isElementwise(consumer) ||
       consumer->getNumResults() != 1 ||
       consumer->getBlock() != anchor->getBlock() || !readable ||
@@ -210,6 +215,25 @@ Operation *ke::getFusingAnchor(Operation *op, KernelFusion fusion) {
     anchor = outer;
   }
   return anchor;
+}
+
+Operation *ke::getFirstGroupAnchor(Operation *op, StringRef key,
+                                   KernelFusion fusion) {
+  if (!getFusingAnchor(op, fusion))
+    return op;
+  Operation *found = nullptr;
+  Operation *root = op->getParentOfType<ModuleOp>();
+  if (!root)
+    return nullptr;
+  root->walk([&](Operation *candidate) {
+    if (isWorkloadAnchor(candidate) && !getFusingAnchor(candidate, fusion) &&
+        computeWorkloadKey(candidate) == key) {
+      found = candidate;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found;
 }
 
 FailureOr<KernelModule> ke::buildKernelModule(Operation *anchor,

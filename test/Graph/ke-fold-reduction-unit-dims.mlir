@@ -104,3 +104,24 @@ func.func @instance_norm_sum(%x: tensor<1x6x4x8xf32>) -> tensor<1x6x1x1xf32> {
   } -> tensor<1x6x1x1xf32>
   return %s : tensor<1x6x1x1xf32>
 }
+
+// -----
+
+// A reduction over a kept dimension of one (logsumexp of a GEMM's row mean,
+// read as tensor<8x1xf32>) reduces nothing: folded, it would be an
+// all-parallel op reading its init, whose fill no kernel group takes. It is
+// left as it is.
+// CHECK-LABEL: func.func @unit_reduction_only
+// CHECK: %[[F:.*]] = linalg.fill
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<8x1xf32>) outs(%[[F]] : tensor<8xf32>)
+func.func @unit_reduction_only(%x: tensor<8x1xf32>) -> tensor<8xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x1xf32>) outs(%f : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.maximumf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<8xf32>
+  return %m : tensor<8xf32>
+}

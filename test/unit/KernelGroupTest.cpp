@@ -3,6 +3,7 @@
 #include "TestUtils.h"
 
 #include "ke/Workload/Kernel.h"
+#include "ke/Workload/Workload.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -87,6 +88,67 @@ TEST_F(KernelGroupTest, RowsNotInWholeWavefrontsStayApart) {
   ASSERT_EQ(ops.size(), 3u);
   EXPECT_TRUE(getRowReductions(ops[2]).empty());
   EXPECT_EQ(getFusingAnchor(ops[1], KernelFusion::RowReductions), nullptr);
+}
+
+TEST_F(KernelGroupTest, AFillReadAsAnInitBelongsToItsReader) {
+  // An all-parallel op that reads its init (a max against -inf): the fill
+  // is in the op's group, and the op is not in the fill's. Before, each
+  // group held the other, both were "fused", and nothing was compiled.
+  llvm::SmallVector<mlir::Operation *> ops = opsOf(R"mlir(
+func.func @f(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x16xf32>) outs(%f : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.maximumf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<8x16xf32>
+  return %m : tensor<8x16xf32>
+})mlir");
+  ASSERT_EQ(ops.size(), 2u);
+  mlir::Operation *fill = ops[0], *max = ops[1];
+  for (KernelFusion fusion :
+       {KernelFusion::Elementwise, KernelFusion::RowReductions}) {
+    EXPECT_EQ(getKernelGroup(fill, fusion),
+              llvm::SmallVector<mlir::Operation *>{fill});
+    EXPECT_EQ(getKernelGroup(max, fusion),
+              (llvm::SmallVector<mlir::Operation *>{fill, max}));
+    EXPECT_EQ(getFusingAnchor(fill, fusion), max);
+    EXPECT_EQ(getFusingAnchor(max, fusion), nullptr);
+  }
+}
+
+TEST_F(KernelGroupTest, TheFirstGroupAnchorSkipsFusedOccurrences) {
+  // Two row sums of one workload: the first is fused into the norm that
+  // reads it, the second (read by the function's return) is a group of its
+  // own. The tuner and compile take the second for the workload.
+  std::string source = rmsnorm.str();
+  std::string second = R"mlir(
+  %ssi2 = linalg.fill ins(%zero : f32) outs(%er : tensor<4xf32>) -> tensor<4xf32>
+  %ss2 = linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a)>], iterator_types = ["parallel", "reduction"]}
+      ins(%r : tensor<4x128xf32>) outs(%ssi2 : tensor<4xf32>) {
+    ^bb0(%v: f32, %acc: f32):
+      %q = arith.mulf %v, %v : f32
+      %s = arith.addf %q, %acc : f32
+      linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r, %ss2 : tensor<4x128xf32>, tensor<4xf32>
+})mlir";
+  source.replace(source.find("  return %r"), std::string::npos, second);
+  source.replace(source.find("-> tensor<4x128xf32> {"), 22,
+                 "-> (tensor<4x128xf32>, tensor<4xf32>) {");
+  llvm::SmallVector<mlir::Operation *> ops = opsOf(source);
+  ASSERT_EQ(ops.size(), 5u);
+  mlir::Operation *firstSum = ops[1], *secondSum = ops[4];
+  std::string key = computeWorkloadKey(firstSum);
+  ASSERT_EQ(computeWorkloadKey(secondSum), key);
+  EXPECT_NE(getFusingAnchor(firstSum, KernelFusion::RowReductions), nullptr);
+  EXPECT_EQ(getFirstGroupAnchor(firstSum, key, KernelFusion::RowReductions),
+            secondSum);
+  // Unfused, the first occurrence is its own group.
+  EXPECT_EQ(getFirstGroupAnchor(firstSum, key, KernelFusion::Elementwise),
+            firstSum);
 }
 
 } // namespace

@@ -253,14 +253,52 @@ func.func @f(%a: tensor<2x8x96xf32>) -> tensor<2x8x32xf32> {
   EXPECT_EQ(box.src_offset, 32u * 4);
 }
 
+TEST_F(ModelPlanTest, ConcatenationsAreBoxCopiesAtTheirOffsets) {
+  // torch.cat along the last dimension: each input's rows of 8 and 24
+  // floats land 32 floats apart in the result, the second at column 8.
+  mlir::FailureOr<Plan> p = plan(R"mlir(
+func.func @f(%a: tensor<2x4x8xf32>, %b: tensor<2x4x24xf32>) -> tensor<2x4x32xf32> {
+  %c = tensor.concat dim(2) %a, %b : (tensor<2x4x8xf32>, tensor<2x4x24xf32>) -> tensor<2x4x32xf32>
+  return %c : tensor<2x4x32xf32>
+})mlir");
+  ASSERT_TRUE(mlir::succeeded(p)) << diagnostics;
+  ASSERT_EQ(p->boxes.size(), 2u);
+  const ke_model_box &first = p->boxes[0], &second = p->boxes[1];
+  EXPECT_EQ(first.width, 8u * 4);
+  EXPECT_EQ(first.height, 8u);
+  EXPECT_EQ(first.src_pitch, 8u * 4);
+  EXPECT_EQ(first.dst_pitch, 32u * 4);
+  EXPECT_EQ(first.dst_offset, 0u);
+  EXPECT_EQ(second.width, 24u * 4);
+  EXPECT_EQ(second.height, 8u);
+  EXPECT_EQ(second.src_pitch, 24u * 4);
+  EXPECT_EQ(second.dst_pitch, 32u * 4);
+  EXPECT_EQ(second.dst_offset, 8u * 4);
+  EXPECT_EQ(first.dst_slot, second.dst_slot);
+  EXPECT_EQ(p->slots[first.dst_slot].kind, unsigned(KE_SLOT_OUTPUT));
+  // Along the first dimension each input is one contiguous run.
+  p = plan(R"mlir(
+func.func @f(%a: tensor<4x8xf32>, %b: tensor<2x8xf32>) -> tensor<6x8xf32> {
+  %c = tensor.concat dim(0) %a, %b : (tensor<4x8xf32>, tensor<2x8xf32>) -> tensor<6x8xf32>
+  return %c : tensor<6x8xf32>
+})mlir");
+  ASSERT_TRUE(mlir::succeeded(p)) << diagnostics;
+  ASSERT_EQ(p->boxes.size(), 2u);
+  EXPECT_EQ(p->boxes[0].width, 32u * 4);
+  EXPECT_EQ(p->boxes[0].height, 1u);
+  EXPECT_EQ(p->boxes[1].width, 16u * 4);
+  EXPECT_EQ(p->boxes[1].dst_offset, 32u * 4);
+}
+
 TEST_F(ModelPlanTest, OpsOutsideKernelGroupsAreErrors) {
   mlir::FailureOr<Plan> p = plan(R"mlir(
-func.func @f(%a: tensor<4xf32>) -> tensor<8xf32> {
-  %c = tensor.concat dim(0) %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
+func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %z = arith.constant 1.0 : f32
+  %c = tensor.splat %z : tensor<8xf32>
   return %c : tensor<8xf32>
 })mlir");
   EXPECT_TRUE(mlir::failed(p));
-  EXPECT_NE(diagnostics.find("tensor.concat has no GPU lowering outside a "
+  EXPECT_NE(diagnostics.find("tensor.splat has no GPU lowering outside a "
                              "kernel group"),
             std::string::npos);
 }

@@ -117,6 +117,14 @@ mlir::Operation *
 getFusingAnchor(mlir::Operation *op,
                 KernelFusion fusion = KernelFusion::Elementwise);
 
+/// The first occurrence of the workload keyed `key` in `op`'s module,
+/// starting with `op` itself, that anchors a kernel group of its own
+/// (getFusingAnchor is null); null when every occurrence is fused into
+/// another anchor's group. A workload can be fused at one occurrence and a
+/// group of its own at another (GroupNorm's two row sums of one shape).
+mlir::Operation *getFirstGroupAnchor(mlir::Operation *op, llvm::StringRef key,
+                                     KernelFusion fusion);
+
 /// Builds the kernel module of `anchor` (and its group) in `anchor`'s
 /// context. Fails, with a diagnostic at the anchor, for dynamic shapes and
 /// for scalar values that are not constants (the kernel ABI passes buffers
