@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuMemrefRoots.h"
+
 #include "ke/Codegen/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -22,6 +24,8 @@
 #define DEBUG_TYPE "ke-gpu-hoist-accumulator-tiles"
 
 using namespace mlir;
+using ke::getMemrefRoot;
+using ke::isDistinctBuffer;
 
 namespace ke {
 #define GEN_PASS_DEF_GPUHOISTACCUMULATORTILESPASS
@@ -29,33 +33,6 @@ namespace ke {
 } // namespace ke
 
 namespace {
-
-/// The buffer a memref value views: a function (kernel) argument or an
-/// allocation, through subviews, casts and alignment assumptions.
-Value getMemrefRoot(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
-      value = view.getViewSource();
-      continue;
-    }
-    if (auto assumed = dyn_cast<memref::AssumeAlignmentOp>(def)) {
-      value = assumed.getMemref();
-      continue;
-    }
-    break;
-  }
-  return value;
-}
-
-/// True when `root` is a buffer distinct from every other argument and
-/// allocation: an argument of the kernel function (ke's runners allocate
-/// each kernel buffer on its own) or an allocation.
-bool isDistinctBuffer(Value root) {
-  if (auto arg = dyn_cast<BlockArgument>(root))
-    return isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
-  return isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(
-      root.getDefiningOp());
-}
 
 /// True when nothing in `loop` other than `read` and `write` may touch the
 /// buffer `root` (barriers aside: they order, they do not access).

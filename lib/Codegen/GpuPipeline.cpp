@@ -114,6 +114,10 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
     list.push_back(passStep({{[] { return createGpuMergeModulesPass(); }}}));
     list.push_back(
         passStep({{[] { return createGpuAllocsToAttributionsPass(); }}}));
+    // After outlining: the bound is an attribute of the kernel (gpu.func).
+    list.push_back(
+        passStep({{[] { return createGpuStageLoopOccupancyPass(); }}},
+                 GpuLoweringStep::CudaOnly));
     list.push_back(passStep(getVectorToScfPasses()));
     list.push_back(
         passStep({{[] { return createScalarizeBoolTransfersPass(); }}}));

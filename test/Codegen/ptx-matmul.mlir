@@ -3,7 +3,8 @@
 // coherent: read-only, noalias buffers; the output tile a plain load) and shared
 // stores and loads, barriers between the stages, FMAs on the register tile,
 // which stays in registers across the stages (the output tile is read once
-// before the stage loop and written once after it).
+// before the stage loop and written once after it). The kernel is bounded
+// to two blocks per SM (ke-gpu-stage-loop-occupancy).
 // RUN: ke-opt compile %s --target cuda:sm_90 --emit=asm -o - 2>/dev/null | FileCheck %s
 // RUN: ke-opt compile %s --target cuda:sm_90 --emit=asm -o - 2>/dev/null | FileCheck %s --check-prefix=SCALAR
 // SCALAR-NOT: ld.global{{(.nc)?}}.b32
@@ -11,6 +12,7 @@
 
 // CHECK: .target sm_90
 // CHECK: .visible .entry kernel_kernel(
+// CHECK: .minnctapersm 2
 // CHECK: .shared .align {{[0-9]+}} .b8 __wg_kernel_kernel_0[4096]
 // CHECK: .shared .align {{[0-9]+}} .b8 __wg_kernel_kernel_1[4096]
 // CHECK: ld.global.v4.b32

@@ -148,6 +148,23 @@ def GpuHoistAccumulatorTilesPass
   let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
+def GpuStageLoopOccupancyPass
+    : Pass<"ke-gpu-stage-loop-occupancy", "::mlir::ModuleOp"> {
+  let summary = "Bound a shared-memory stage loop's kernel to two blocks per SM";
+  let description = [{
+    A kernel (gpu.func) with a contraction's stage loop (an scf.for whose
+    body reads global memory with vector.transfer_read ahead of a
+    gpu.barrier and writes only workgroup memory), a known block of at most
+    256 threads and at most 64 KiB of workgroup memory gets
+    `nvvm.minctasm = 2` (PTX .minnctapersm 2): ptxas then keeps it within
+    65536 / (2 x threads) registers per thread, so two blocks share an SM
+    and hide each other's waits on the stage loads. Without it, GEMMs with
+    a fused elementwise tail took 150-170 registers and one block per SM.
+    A kernel that already has the attribute is left alone.
+  }];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
+}
+
 def ScalarizeBoolTransfersPass
     : Pass<"ke-scalarize-bool-transfers", "::mlir::ModuleOp"> {
   let summary = "Access i1 vectors in memory one element (byte) at a time";
