@@ -5,9 +5,9 @@
 // groups are lowered as `ke-opt compile` lowers them one by one (the same
 // kernels, launch shapes and pipeline hash that tuning measured); what is
 // left between them is glue whose every op must be free on buffers:
-// tensor.empty (a temporary), reshapes (the same buffer), slices and pads
-// (copies of boxes, cuMemcpy3D, and a fill), constants (uploaded once) and
-// the return (the caller's output buffers). Anything else is an error
+// tensor.empty (a temporary), reshapes (the same buffer), slices, pads and
+// concatenations (copies of boxes, cuMemcpy3D, and a fill), constants
+// (uploaded once) and the return (the caller's output buffers). Anything else is an error
 // naming the op: it has no GPU lowering yet.
 //
 // Private to lib/Compiler.

@@ -38,6 +38,6 @@ def test_gpu_models_take_cuda_tensors():
 
 
 def test_gpu_compile_errors_are_compile_errors():
-    concat = os.path.join(os.path.dirname(LINEAR_RELU), "concat-model.mlir")
-    with pytest.raises(ke.CompileError, match="tensor.concat has no GPU lowering"):
-        ke.compile(concat, target="cuda:sm_90")
+    splat = os.path.join(os.path.dirname(LINEAR_RELU), "splat-model.mlir")
+    with pytest.raises(ke.CompileError, match="tensor.splat has no GPU lowering"):
+        ke.compile(splat, target="cuda:sm_90")
