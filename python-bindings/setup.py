@@ -15,6 +15,10 @@ from a ke checkout, this step makes sure they exist:
 
 KE_BUNDLE_LIBKE=1 copies both into the package (ke/lib/), so that the
 installed package, or a wheel built from it, works without the checkout.
+Otherwise (auto, build) the package records the build tree's absolute path
+(ke/_build_dir.py), where ke/_library.py looks for them: a plain
+`pip install ./python-bindings` works from any folder as long as the build
+tree stays.
 The policy is `plan`, which the package's tests check.
 """
 
@@ -64,7 +68,7 @@ def plan(env, checkout):
         raise ValueError("KE_BUNDLE_LIBKE=1 needs libke.so: not with "
                          "KE_LIBKE=skip")
     return {"build_dir": build_dir, "build": build, "bundle": bundle,
-            "reason": reason}
+            "remember": mode != "skip" and not bundle, "reason": reason}
 
 
 class BuildPyWithLibke(build_py):
@@ -90,6 +94,14 @@ class BuildPyWithLibke(build_py):
         # ke/lib/ in the source tree, copied by hand, is bundled as before).
         if not (Path(__file__).resolve().parent / "ke" / "lib").is_dir():
             shutil.rmtree(target, ignore_errors=True)
+        # Likewise a build tree recorded by an earlier build.
+        recorded = Path(self.build_lib) / "ke" / "_build_dir.py"
+        recorded.unlink(missing_ok=True)
+        if steps["remember"]:
+            recorded.write_text(
+                '"""Written by setup.py: the build tree this package was '
+                'installed from."""\nBUILD_DIR = %r\n'
+                % str(steps["build_dir"].resolve()))
         if steps["bundle"]:
             target.mkdir(parents=True, exist_ok=True)
             for artifact in (LIBRARY, DRIVER):

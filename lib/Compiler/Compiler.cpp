@@ -36,11 +36,6 @@ FailureOr<CompiledModule> ke::compileModule(ModuleOp module,
       return module.emitError("ke: LLVM IR is written for cpu targets only, "
                               "not '")
              << target.name << "'";
-    if (options.stage == CompileStage::SharedLibrary &&
-        target.family != TargetFamily::Cuda)
-      return module.emitError("ke: whole models compile into a shared "
-                              "library for cuda targets only so far, not '")
-             << target.name << "'";
     return compileModuleForGpu(module, target, options);
   }
   if (options.stage == CompileStage::SharedLibrary)

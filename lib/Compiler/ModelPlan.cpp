@@ -233,15 +233,18 @@ LogicalResult PlanBuilder::launchGroup(const PlannedGroup &group) {
     scratchSlots.push_back(addSlot(scratch.bytes, KE_SLOT_TEMP));
 
   // The group's device code, once per group.
+  // Binary images as they are; PTX (the image or the assembly kept beside
+  // a binary) NUL-terminated, as the driver reads it.
+  bool isBinary = binary.format == "cubin" || binary.format == "hsaco";
   images.push_back({0, 0,
-                    uint32_t(binary.format == "cubin" ? KE_IMAGE_CUBIN
-                                                      : KE_IMAGE_PTX),
+                    uint32_t(binary.format == "hsaco"   ? KE_IMAGE_HSACO
+                             : binary.format == "cubin" ? KE_IMAGE_CUBIN
+                                                        : KE_IMAGE_PTX),
                     0});
-  std::string image = binary.format == "cubin"   ? binary.image
-                      : binary.assembly.empty() ? binary.image
-                                                : binary.assembly;
-  if (binary.format != "cubin")
-    image.push_back('\0'); // the driver reads PTX up to its NUL
+  std::string image = isBinary || binary.assembly.empty() ? binary.image
+                                                          : binary.assembly;
+  if (!isBinary)
+    image.push_back('\0');
   imageBytes.push_back(std::move(image));
   uint32_t imageIndex = images.size() - 1;
 

@@ -1,9 +1,11 @@
 /*===- ModelRuntime.c - What runs a compiled GPU model -------------------===*\
 |*                                                                            *|
-|* Linked into every model that `ke-opt compile --target cuda:...` writes as  *|
-|* a shared library, beside the model's blob (ke/Compiler/ModelFormat.h). It  *|
-|* implements the ABI of ke-c/ke_model.h: on the first call it opens the CUDA *|
-|* driver with dlopen (as ke's runner does: no link-time CUDA dependency),    *|
+|* Linked into every model that `ke-opt compile --target cuda:...` (or        *|
+|* rocm:...) writes as a shared library, beside the model's blob              *|
+|* (ke/Compiler/ModelFormat.h). It implements the ABI of ke-c/ke_model.h: on  *|
+|* the first call it opens the CUDA driver (or, for a model of HSACO images,  *|
+|* the HIP runtime, whose module API mirrors it) with dlopen (as ke's runners *|
+|* do: no link-time CUDA or ROCm dependency),                                 *|
 |* loads each kernel group's image, resolves its kernels and allocates the    *|
 |* temporaries once; every call then runs the steps on the caller's stream    *|
 |* (launches with the tuned grid, block and shared memory; copies, box copies *|
@@ -143,18 +145,20 @@ static int failCuda(const char *what, CUresult result) {
 
 /* Resolves `name` from `library` into `*function`; the first of `name` and
    `fallback` that exists. */
+static const char *driverName = "the CUDA driver";
+
 static int resolve(void *library, void *function, const char *name,
                    const char *fallback) {
   void *symbol = dlsym(library, name);
   if (!symbol && fallback)
     symbol = dlsym(library, fallback);
   if (!symbol)
-    return fail("ke model: the CUDA driver lacks %s", name);
+    return fail("ke model: %s lacks %s", driverName, name);
   memcpy(function, &symbol, sizeof(symbol));
   return 0;
 }
 
-static int openDriver(void) {
+static int openCudaDriver(void) {
   const char *name = getenv("KE_CUDA_LIBRARY");
   if (!name || !*name)
     name = "libcuda.so.1";
@@ -196,6 +200,120 @@ static int openDriver(void) {
   resolve(library, &cu.cuStreamIsCapturing, "cuStreamIsCapturing", 0);
   lastError[0] = 0;
   return 0;
+}
+
+/* --- HIP (ROCm) --------------------------------------------------------- *
+ * HIP's module API takes the CUDA driver's arguments in the same ABI
+ * (hipModuleLaunchKernel, hipMalloc on a device pointer, hipMemsetD32Async,
+ * ...): `cu` holds HIP's functions under the CUDA names. Where HIP differs,
+ * an adapter below stands in. */
+
+static const char *(*hipGetErrorNameFn)(CUresult);
+static const char *(*hipGetErrorStringFn)(CUresult);
+static CUresult (*hipMemcpy2DAsyncFn)(void *, size_t, const void *, size_t,
+                                      size_t, size_t, int, CUstream);
+enum { HIP_MEMCPY_DEVICE_TO_DEVICE = 3 };
+
+static CUresult hipErrorName(CUresult result, const char **name) {
+  *name = hipGetErrorNameFn(result);
+  return CUDA_SUCCESS;
+}
+
+static CUresult hipErrorString(CUresult result, const char **text) {
+  *text = hipGetErrorStringFn(result);
+  return CUDA_SUCCESS;
+}
+
+/* AMD kernels declare their LDS statically (at most 64 KiB): there is no
+   dynamic shared memory to opt into. */
+static CUresult hipNoFuncAttribute(CUfunction function, int attribute,
+                                   int value) {
+  (void)function, (void)attribute, (void)value;
+  return CUDA_SUCCESS;
+}
+
+/* A box as `Depth` pitched 2-D copies: HIP_MEMCPY3D's memory-type values
+   changed between ROCm 5 and 6, hipMemcpy2DAsync's arguments did not. */
+static CUresult hipBoxCopy(const CopyBox *box, CUstream stream) {
+  for (size_t z = 0; z < box->Depth; ++z) {
+    CUresult result = hipMemcpy2DAsyncFn(
+        (void *)(box->dstDevice + z * box->dstPitch * box->dstHeight),
+        box->dstPitch,
+        (const void *)(box->srcDevice + z * box->srcPitch * box->srcHeight),
+        box->srcPitch, box->WidthInBytes, box->Height,
+        HIP_MEMCPY_DEVICE_TO_DEVICE, stream);
+    if (result != CUDA_SUCCESS)
+      return result;
+  }
+  return CUDA_SUCCESS;
+}
+
+static int openHipRuntime(void) {
+  driverName = "the HIP runtime";
+  const char *names[] = {getenv("KE_HIP_LIBRARY"), "libamdhip64.so.6",
+                         "libamdhip64.so.5", "libamdhip64.so"};
+  void *library = 0;
+  char tried[512] = "";
+  for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]) && !library;
+       ++i) {
+    if (!names[i] || !*names[i])
+      continue;
+    library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+      size_t used = strlen(tried);
+      snprintf(tried + used, sizeof(tried) - used, "%s%s", used ? ", " : "",
+               names[i]);
+    }
+    /* An explicit KE_HIP_LIBRARY is the only one tried. */
+    if (i == 0)
+      break;
+  }
+  if (!library)
+    return fail("ke model: no HIP runtime (%s: %s)", tried, dlerror());
+  if (resolve(library, &hipGetErrorNameFn, "hipGetErrorName", 0) ||
+      resolve(library, &hipGetErrorStringFn, "hipGetErrorString", 0) ||
+      resolve(library, &hipMemcpy2DAsyncFn, "hipMemcpy2DAsync", 0) ||
+      resolve(library, &cu.cuInit, "hipInit", 0) ||
+      resolve(library, &cu.cuCtxGetCurrent, "hipCtxGetCurrent", 0) ||
+      resolve(library, &cu.cuCtxSetCurrent, "hipCtxSetCurrent", 0) ||
+      resolve(library, &cu.cuDeviceGet, "hipDeviceGet", 0) ||
+      resolve(library, &cu.cuDevicePrimaryCtxRetain,
+              "hipDevicePrimaryCtxRetain", 0) ||
+      resolve(library, &cu.cuModuleLoadData, "hipModuleLoadData", 0) ||
+      resolve(library, &cu.cuModuleGetFunction, "hipModuleGetFunction", 0) ||
+      resolve(library, &cu.cuLaunchKernel, "hipModuleLaunchKernel", 0) ||
+      resolve(library, &cu.cuMemAlloc, "hipMalloc", 0) ||
+      resolve(library, &cu.cuMemFree, "hipFree", 0) ||
+      resolve(library, &cu.cuModuleUnload, "hipModuleUnload", 0) ||
+      resolve(library, &cu.cuEventSynchronize, "hipEventSynchronize", 0) ||
+      resolve(library, &cu.cuEventDestroy, "hipEventDestroy", 0) ||
+      resolve(library, &cu.cuMemcpyHtoD, "hipMemcpyHtoD", 0) ||
+      resolve(library, &cu.cuMemcpyDtoDAsync, "hipMemcpyDtoDAsync", 0) ||
+      resolve(library, &cu.cuMemsetD8Async, "hipMemsetD8Async", 0) ||
+      resolve(library, &cu.cuMemsetD16Async, "hipMemsetD16Async", 0) ||
+      resolve(library, &cu.cuMemsetD32Async, "hipMemsetD32Async", 0) ||
+      resolve(library, &cu.cuEventCreate, "hipEventCreateWithFlags", 0) ||
+      resolve(library, &cu.cuEventRecord, "hipEventRecord", 0) ||
+      resolve(library, &cu.cuStreamWaitEvent, "hipStreamWaitEvent", 0))
+    return 1;
+  cu.cuGetErrorName = hipErrorName;
+  cu.cuGetErrorString = hipErrorString;
+  cu.cuFuncSetAttribute = hipNoFuncAttribute;
+  cu.cuMemcpy3DAsync = hipBoxCopy;
+  cu.cuStreamIsCapturing = 0;
+  resolve(library, &cu.cuStreamIsCapturing, "hipStreamIsCapturing", 0);
+  lastError[0] = 0;
+  return 0;
+}
+
+/* The CUDA driver, or the HIP runtime for a model of AMD code objects. */
+static int openDriver(void) {
+  const ke_model_header *h = header();
+  const ke_model_image *images = at(h->images);
+  for (uint32_t i = 0; i < h->num_images; ++i)
+    if (images[i].format == KE_IMAGE_HSACO)
+      return openHipRuntime();
+  return openCudaDriver();
 }
 
 /* Loads the images, kernels and constants into the current context (or the

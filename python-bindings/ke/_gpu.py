@@ -1,9 +1,10 @@
-"""Models compiled by ke for a CUDA GPU: one shared library each.
+"""Models compiled by ke for a CUDA (or ROCm) GPU: one shared library each.
 
 `ke-opt compile MODEL --target cuda:sm_XX -o MODEL.so` writes a library
 with the C ABI of include/ke-c/ke_model.h (docs/compile.md): every kernel
 group with its tuned schedule and the glue between them, needing only libc
-and the CUDA driver where it runs. GpuModel calls one on CUDA tensors with
+and the CUDA driver where it runs (for rocm:gfxNNN, the HIP runtime;
+PyTorch's ROCm build names its tensors and streams "cuda" too). GpuModel calls one on CUDA tensors with
 ctypes, on PyTorch's current stream, so a model compiled on a machine with
 ke can be carried to a GPU machine that has only PyTorch.
 """

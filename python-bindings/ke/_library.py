@@ -6,9 +6,11 @@ looked for, first found wins:
   1. $KE_LIBRARY;
   2. ke/lib/libke.so inside this package (bundled into a wheel);
   3. $KE_BUILD_DIR/lib/libke.so;
-  4. build/lib/libke.so of the ke checkout this file sits in (an editable
+  4. lib/libke.so of the build tree that `pip install ./python-bindings`
+     recorded (ke/_build_dir.py, absent from bundled and editable installs);
+  5. build/lib/libke.so of the ke checkout this file sits in (an editable
      install or PYTHONPATH=python-bindings);
-  5. lib/libke.so of the build tree whose venv runs Python
+  6. lib/libke.so of the build tree whose venv runs Python
      (scripts/setup-python.sh makes $KE_BUILD_DIR/venv).
 """
 
@@ -30,6 +32,11 @@ def _candidates(env, bundled, build_relative):
     found = [_PACKAGE / "lib" / bundled]
     if os.environ.get("KE_BUILD_DIR"):
         found.append(Path(os.environ["KE_BUILD_DIR"]) / build_relative)
+    try:
+        from ke._build_dir import BUILD_DIR
+        found.append(Path(BUILD_DIR) / build_relative)
+    except ImportError:
+        pass
     found.append(_CHECKOUT_BUILD / build_relative)
     found.append(Path(sys.prefix).parent / build_relative)
     return found

@@ -28,6 +28,18 @@ def test_compile_for_cuda_writes_a_model_library(tmp_path):
     assert loaded.signature == model.signature
 
 
+def test_compile_for_rocm_writes_a_model_library(tmp_path):
+    # HSACO images in the library, run through the HIP runtime (not run here:
+    # no AMD GPU; without HIP, the C ABI's error is tested in lit).
+    model = ke.compile(LINEAR_RELU, target="rocm:gfx942")
+    assert isinstance(model, ke.GpuModel)
+    assert model.signature["target"] == "rocm:gfx942"
+    assert model.results == [((64, 256), "f32")]
+    path = tmp_path / "linear_relu_rocm.so"
+    model.save(path)
+    assert ke.load(path).signature == model.signature
+
+
 def test_gpu_models_take_cuda_tensors():
     import torch
     model = ke.compile(LINEAR_RELU, target="cuda:sm_90")

@@ -31,6 +31,14 @@ def test_found_build_tree_is_used(tmp_path):
     assert "found" in steps["reason"]
 
 
+def test_the_build_tree_is_remembered_unless_bundled_or_skipped(tmp_path):
+    checkout = _checkout(tmp_path, built=True)
+    assert ke_setup.plan({}, checkout)["remember"]
+    assert ke_setup.plan({"KE_LIBKE": "build"}, checkout)["remember"]
+    assert not ke_setup.plan({"KE_BUNDLE_LIBKE": "1"}, checkout)["remember"]
+    assert not ke_setup.plan({"KE_LIBKE": "skip"}, checkout)["remember"]
+
+
 def test_missing_library_is_built_in_the_checkout(tmp_path):
     checkout = _checkout(tmp_path, built=False)
     steps = ke_setup.plan({}, checkout)

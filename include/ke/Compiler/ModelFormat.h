@@ -61,7 +61,11 @@ enum ke_step_op {
 };
 
 /* Device code formats. */
-enum ke_image_format { KE_IMAGE_PTX = 0, KE_IMAGE_CUBIN = 1 };
+enum ke_image_format {
+  KE_IMAGE_PTX = 0,
+  KE_IMAGE_CUBIN = 1,
+  KE_IMAGE_HSACO = 2 /* an AMDGPU code object: the model runs through HIP */
+};
 
 typedef struct ke_model_header {
   uint64_t magic;
