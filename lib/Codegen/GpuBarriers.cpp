@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuBarriers.h"
+#include "GpuMemory.h"
 
 #include "ke/Codegen/Passes.h"
 
@@ -20,44 +21,12 @@ using namespace mlir;
 
 namespace {
 
-bool isWorkgroupMemory(Type type) {
-  auto memref = dyn_cast<BaseMemRefType>(type);
-  if (!memref)
-    return false;
-  auto space =
-      dyn_cast_if_present<gpu::AddressSpaceAttr>(memref.getMemorySpace());
-  return space && space.getValue() == gpu::AddressSpace::Workgroup;
-}
-
 /// Whether `op` (and what it holds) may write workgroup memory, or has
 /// effects this analysis cannot see (calls, unknown ops). Barriers count as
 /// neither: they are what gets moved.
 bool mayWriteWorkgroup(Operation *op) {
-  bool may = false;
-  op->walk([&](Operation *inner) {
-    if (isa<gpu::BarrierOp>(inner) ||
-        inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-      return WalkResult::advance();
-    auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
-    if (!effects) {
-      may = true; // unknown effects
-      return WalkResult::interrupt();
-    }
-    SmallVector<MemoryEffects::EffectInstance> list;
-    effects.getEffects(list);
-    for (const MemoryEffects::EffectInstance &effect : list) {
-      if (!isa<MemoryEffects::Write, MemoryEffects::Free>(effect.getEffect()))
-        continue;
-      Value value = effect.getValue();
-      // A write with no value named could be anywhere.
-      if (!value || isWorkgroupMemory(value.getType())) {
-        may = true;
-        return WalkResult::interrupt();
-      }
-    }
-    return WalkResult::advance();
-  });
-  return may;
+  return ke::mayWriteMemory(
+      op, [](Value value) { return ke::isWorkgroupMemref(value.getType()); });
 }
 
 } // namespace

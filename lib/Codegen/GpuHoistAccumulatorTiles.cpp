@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GpuMemrefRoots.h"
+#include "GpuMemory.h"
 
 #include "ke/Codegen/Passes.h"
 

@@ -17,7 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GpuMemrefRoots.h"
+#include "GpuMemory.h"
 
 #include "ke/Codegen/Passes.h"
 
@@ -26,7 +26,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "ke-gpu-stage-loop-occupancy"
@@ -52,27 +51,11 @@ constexpr int64_t kMaxWorkgroupBytes = 64 * 1024;
 constexpr int64_t kMinRegistersPerThread = 128;
 
 /// True when `op` and what it holds write only workgroup memory (or
-/// nothing). Barriers order, they do not access.
+/// nothing).
 bool writesOnlyWorkgroupMemory(Operation *op) {
-  WalkResult result = op->walk([](Operation *inner) {
-    if (isa<gpu::BarrierOp>(inner) || isMemoryEffectFree(inner) ||
-        inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-      return WalkResult::advance();
-    auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
-    if (!effects)
-      return WalkResult::interrupt();
-    SmallVector<MemoryEffects::EffectInstance> instances;
-    effects.getEffects(instances);
-    for (const MemoryEffects::EffectInstance &effect : instances) {
-      if (!isa<MemoryEffects::Write, MemoryEffects::Free>(effect.getEffect()))
-        continue;
-      Value value = effect.getValue();
-      if (!value || !ke::isWorkgroupMemref(value.getType()))
-        return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
+  return !ke::mayWriteMemory(op, [](Value value) {
+    return !ke::isWorkgroupMemref(value.getType());
   });
-  return !result.wasInterrupted();
 }
 
 /// True for a stage loop: an scf.for whose body reads global memory with a
