@@ -1,6 +1,7 @@
 //===- CpuPipeline.cpp - From a scheduled kernel to LLVM IR on CPUs -------===//
 
 #include "ke/Codegen/CpuPipeline.h"
+#include "ke/Codegen/GpuReference.h"
 #include "ke/Codegen/Passes.h"
 #include "ke/Codegen/PipelineHash.h"
 
@@ -48,13 +49,7 @@ ke::getCpuLoweringPasses(const CpuLoweringOptions &options) {
   // Before bufferization, while math ops are still in linalg bodies or
   // vectors of the schedule's tiles: the rewrites are elementwise either way.
   add([] { return createExpandMathPass(); });
-  add([] {
-    bufferization::OneShotBufferizePassOptions bufferize;
-    bufferize.bufferizeFunctionBoundaries = true;
-    bufferize.functionBoundaryTypeConversion =
-        bufferization::LayoutMapOption::IdentityLayoutMap;
-    return bufferization::createOneShotBufferizePass(bufferize);
-  });
+  add(createKernelBufferizePass);
   add([] { return createCanonicalizerPass(); });
   add([] { return createCSEPass(); });
   // Fully unrolled transfers need no stack temporaries: the loop form

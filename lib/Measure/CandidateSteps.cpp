@@ -5,9 +5,12 @@
 #include "ke/Codegen/CpuPipeline.h"
 #include "ke/Support/CrashSafety.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 using namespace mlir;
@@ -154,4 +157,56 @@ CandidateRecord ke::readCandidateReport(const ChildResult &child,
     record.measurement.median = median(record.measurement.seconds);
   }
   return record;
+}
+
+bool ke::writeReferenceOutputs(llvm::raw_ostream &report, llvm::StringRef path,
+                               llvm::ArrayRef<KernelArgument> arguments,
+                               llvm::ArrayRef<HostBuffer> buffers) {
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec);
+  for (auto [index, arg] : llvm::enumerate(arguments))
+    if (arg.isResult())
+      out.write(static_cast<const char *>(buffers[index].getData()),
+                buffers[index].getSizeInBytes());
+  out.close();
+  if (ec || out.has_error()) {
+    writeCandidateReport(report, ErrorClass::Crash,
+                         "cannot write the reference outputs", nullptr, 0);
+    return false;
+  }
+  return true;
+}
+
+mlir::FailureOr<std::vector<std::optional<HostBuffer>>>
+ke::readReferenceOutputs(mlir::Operation *anchor, llvm::StringRef path,
+                         llvm::ArrayRef<KernelArgument> arguments) {
+  auto contents = llvm::MemoryBuffer::getFile(path);
+  if (!contents)
+    return anchor->emitError("cannot read the reference outputs");
+  std::vector<std::optional<HostBuffer>> outputs;
+  size_t offset = 0;
+  for (const KernelArgument &arg : arguments) {
+    if (!arg.isResult()) {
+      outputs.push_back(std::nullopt);
+      continue;
+    }
+    HostBuffer buffer(arg.shape, *getElementKind(arg.elementType));
+    if (offset + buffer.getSizeInBytes() > (*contents)->getBufferSize())
+      return anchor->emitError("the reference outputs are truncated");
+    std::memcpy(buffer.getData(), (*contents)->getBufferStart() + offset,
+                buffer.getSizeInBytes());
+    offset += buffer.getSizeInBytes();
+    outputs.push_back(std::move(buffer));
+  }
+  return outputs;
+}
+
+mlir::FailureOr<llvm::SmallString<128>>
+ke::createReferenceFile(mlir::Operation *anchor) {
+  llvm::SmallString<128> path;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("ke-reference", "bin", path))
+    return anchor->emitError("cannot create a temporary file: ")
+           << ec.message();
+  return path;
 }

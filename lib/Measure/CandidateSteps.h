@@ -105,6 +105,29 @@ void writeSingleRunReport(llvm::raw_ostream &report, double seconds,
 CandidateRecord readCandidateReport(const ChildResult &child,
                                     const Schedule *schedule);
 
+//===----------------------------------------------------------------------===//
+// The reference's outputs, from its child to the parent
+//===----------------------------------------------------------------------===//
+
+/// A new temporary file for a reference's outputs. Fails with a diagnostic
+/// at `anchor`.
+mlir::FailureOr<llvm::SmallString<128>>
+createReferenceFile(mlir::Operation *anchor);
+
+/// In the reference's child: writes the result buffers of `buffers` (a full
+/// argument list of `arguments`) to `path`, in argument order. On failure,
+/// writes the crash report and returns false.
+bool writeReferenceOutputs(llvm::raw_ostream &report, llvm::StringRef path,
+                           llvm::ArrayRef<KernelArgument> arguments,
+                           llvm::ArrayRef<HostBuffer> buffers);
+
+/// In the parent: what writeReferenceOutputs wrote, one entry per argument
+/// (none for arguments that are not results). Fails with a diagnostic at
+/// `anchor`.
+mlir::FailureOr<std::vector<std::optional<HostBuffer>>>
+readReferenceOutputs(mlir::Operation *anchor, llvm::StringRef path,
+                     llvm::ArrayRef<KernelArgument> arguments);
+
 } // namespace ke
 
 #endif // KE_LIB_MEASURE_CANDIDATESTEPS_H

@@ -15,6 +15,7 @@
 #include "CandidateSteps.h"
 
 #include "ke/Codegen/CpuPipeline.h"
+#include "ke/Codegen/GpuReference.h"
 #include "ke/Runtime/CpuExecutable.h"
 #include "ke/Workload/Workload.h"
 
@@ -30,19 +31,6 @@ using namespace mlir;
 using namespace ke;
 
 namespace {
-
-/// The reference lowering needs ops that convert-linalg-to-loops does not
-/// handle broken into ones it does: linalg.softmax is decomposed into the
-/// generics that define its semantics.
-constexpr llvm::StringLiteral kReferenceScript = R"mlir(
-module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    %softmax = transform.structured.match ops{["linalg.softmax"]} in %root : (!transform.any_op) -> !transform.any_op
-    %parts = transform.structured.decompose_interface %softmax : (!transform.any_op) -> !transform.any_op
-    transform.yield
-  }
-}
-)mlir";
 
 /// Seconds since `start`.
 double secondsSince(std::chrono::steady_clock::time_point start) {
@@ -68,7 +56,7 @@ void CpuEvaluator::prepareRun(unsigned set) {
 
 FailureOr<std::unique_ptr<CpuEvaluator>>
 CpuEvaluator::create(Operation *anchor, const TargetDescription &target,
-                     const EvaluatorOptions &options) {
+                     const EvaluatorOptions &options, bool runReference) {
   if (!target.isCpu() || !target.detectedFromHost)
     return anchor->emitError("can only measure on this machine's CPU "
                              "(target 'cpu'), not '")
@@ -102,44 +90,36 @@ CpuEvaluator::create(Operation *anchor, const TargetDescription &target,
   }
   evaluator->working = evaluator->inputSets[0];
 
+  if (runReference && failed(evaluator->runReference(anchor)))
+    return failure();
+  return evaluator;
+}
+
+LogicalResult CpuEvaluator::runReference(Operation *anchor) {
   // The reference runs plain loops, at a fraction of a GFLOP/s: big problems
   // (8205x5921x2949 matmul: 286 GFLOP) get a limit that fits their work.
-  evaluator->referenceTimeoutSeconds = options.timeoutSeconds;
+  referenceTimeoutSeconds = options.timeoutSeconds;
   if (std::optional<uint64_t> flops = countFlops(anchor))
-    evaluator->referenceTimeoutSeconds =
+    referenceTimeoutSeconds =
         std::max(options.timeoutSeconds, 4.0 * double(*flops) / 0.25e9);
 
   // The reference: run unscheduled in a child, outputs back through a file.
-  llvm::SmallString<128> path;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("ke-reference", "bin", path))
-    return anchor->emitError("cannot create a temporary file: ")
-           << ec.message();
-  llvm::scope_exit removeFile([&] { llvm::sys::fs::remove(path); });
+  FailureOr<llvm::SmallString<128>> path = createReferenceFile(anchor);
+  if (failed(path))
+    return failure();
+  llvm::scope_exit removeFile([&] { llvm::sys::fs::remove(*path); });
   // The same run is timed: big references run once, not twice.
-  CandidateRecord record = evaluator->runCandidate(nullptr, path, std::nullopt);
-  evaluator->referenceRecord = record;
+  CandidateRecord record = runCandidate(nullptr, *path, std::nullopt);
+  referenceRecord = record;
   if (!record.isValid())
     return anchor->emitError("the reference (unscheduled) kernel failed: ")
            << stringifyErrorClass(record.error) << ": " << record.message;
-  auto contents = llvm::MemoryBuffer::getFile(path);
-  if (!contents)
-    return anchor->emitError("cannot read the reference outputs");
-  size_t offset = 0;
-  for (auto [index, arg] : llvm::enumerate(evaluator->kernel.arguments)) {
-    if (!arg.isResult()) {
-      evaluator->reference.push_back(std::nullopt);
-      continue;
-    }
-    HostBuffer buffer(arg.shape, *getElementKind(arg.elementType));
-    if (offset + buffer.getSizeInBytes() > (*contents)->getBufferSize())
-      return anchor->emitError("the reference outputs are truncated");
-    std::memcpy(buffer.getData(), (*contents)->getBufferStart() + offset,
-                buffer.getSizeInBytes());
-    offset += buffer.getSizeInBytes();
-    evaluator->reference.push_back(std::move(buffer));
-  }
-  return evaluator;
+  FailureOr<std::vector<std::optional<HostBuffer>>> outputs =
+      readReferenceOutputs(anchor, *path, kernel.arguments);
+  if (failed(outputs))
+    return failure();
+  reference = std::move(*outputs);
+  return success();
 }
 
 std::unique_ptr<CpuExecutable> CpuEvaluator::build(llvm::raw_ostream &report,
@@ -193,17 +173,8 @@ std::optional<double> CpuEvaluator::check(llvm::raw_ostream &report,
       return std::nullopt;
     return seconds;
   }
-  std::error_code ec;
-  llvm::raw_fd_ostream out(referenceFile, ec);
-  for (auto [index, arg] : llvm::enumerate(kernel.arguments))
-    if (arg.isResult())
-      out.write(static_cast<const char *>(working[index].getData()),
-                working[index].getSizeInBytes());
-  if (ec || out.has_error()) {
-    writeCandidateReport(report, ErrorClass::Crash,
-                         "cannot write the reference outputs", nullptr, 0);
+  if (!writeReferenceOutputs(report, referenceFile, kernel.arguments, working))
     return std::nullopt;
-  }
   return seconds;
 }
 
@@ -254,7 +225,7 @@ void CpuEvaluator::time(llvm::raw_ostream &report, CpuExecutable &executable,
 CandidateRecord CpuEvaluator::runCandidate(const Schedule *schedule,
                                            llvm::StringRef referenceFile,
                                            std::optional<double> bestSeconds) {
-  std::string script = kReferenceScript.str();
+  std::string script = getReferenceScript().str();
   if (schedule) {
     std::optional<std::string> written =
         writeScriptCrashSafely(*schedule, getKernelAnchor(), *target);

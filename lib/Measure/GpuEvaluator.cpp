@@ -2,9 +2,11 @@
 //
 // Map of this file:
 //   getDefaultGpuKernelBuilder   ke's GPU lowering, as the build step uses it
-//   GpuEvaluator::create         the CPU reference (a CpuEvaluator on the host)
+//   GpuEvaluator::create         input sets (a CpuEvaluator on the host), then
+//                                the reference on the CPU or the device
 //   DeviceSteps<Runtime>         one candidate on CUDA or HIP: build (lower,
-//                                open, load), check, time
+//                                open, load), check, time; or the device
+//                                reference: build, run, write its outputs
 //   GpuEvaluator::evaluate       the script, then the steps in a child
 //
 //===----------------------------------------------------------------------===//
@@ -14,8 +16,13 @@
 #include "CandidateSteps.h"
 
 #include "ke/Codegen/GpuPipeline.h"
+#include "ke/Codegen/GpuReference.h"
 #include "ke/Runtime/CudaRunner.h"
 #include "ke/Runtime/HipRunner.h"
+#include "ke/Workload/Workload.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
 
 using namespace mlir;
 using namespace ke;
@@ -40,6 +47,16 @@ GpuKernelBuilder ke::getDefaultGpuKernelBuilder() {
       };
 }
 
+bool ke::isBigReference(Operation *anchor,
+                        llvm::ArrayRef<KernelArgument> arguments) {
+  uint64_t bytes = 0;
+  for (const KernelArgument &arg : arguments)
+    if (std::optional<ElementKind> kind = getElementKind(arg.elementType))
+      bytes += arg.numElements() * getElementBytes(*kind);
+  std::optional<uint64_t> flops = countFlops(anchor);
+  return bytes > kBigReferenceBytes || (flops && *flops > kBigReferenceFlops);
+}
+
 FailureOr<std::unique_ptr<GpuEvaluator>>
 GpuEvaluator::create(Operation *anchor, const TargetDescription &target,
                      const EvaluatorOptions &options,
@@ -52,23 +69,39 @@ GpuEvaluator::create(Operation *anchor, const TargetDescription &target,
   evaluator->host = detectHostTarget();
   evaluator->options = options;
   evaluator->builder = std::move(builder);
-  // The reference and the input sets are the CPU path's, in a child of its
-  // own: same seeds, same outputs, same tolerances.
-  FailureOr<std::unique_ptr<CpuEvaluator>> reference =
-      CpuEvaluator::create(anchor, evaluator->host, evaluator->options);
-  if (failed(reference))
+  // The input sets are the CPU path's, made by a CpuEvaluator of the host:
+  // same seeds, same tolerances. Its reference runs on the CPU unless this
+  // one runs on the device.
+  FailureOr<std::unique_ptr<CpuEvaluator>> cpu = CpuEvaluator::create(
+      anchor, evaluator->host, evaluator->options, /*runReference=*/false);
+  if (failed(cpu))
     return failure();
-  evaluator->reference = std::move(*reference);
+  evaluator->cpu = std::move(*cpu);
+  bool onDevice =
+      options.reference == ReferencePlace::Device ||
+      (options.reference == ReferencePlace::Auto &&
+       isBigReference(anchor, evaluator->cpu->getKernel().arguments));
+  if (onDevice) {
+    std::string failure;
+    if (succeeded(evaluator->runDeviceReference(anchor, failure)))
+      return evaluator;
+    if (options.reference == ReferencePlace::Device)
+      return anchor->emitError("the device reference failed: ") << failure;
+    llvm::errs() << "ke: the device reference failed (" << failure
+                 << "); running the reference on this machine's CPU\n";
+  }
+  if (failed(evaluator->cpu->runReference(anchor)))
+    return failure();
+  evaluator->referenceOutputs = evaluator->cpu->getReferenceOutputs();
+  evaluator->referenceRecord = evaluator->cpu->evaluateReference();
   return evaluator;
 }
 
 Operation *GpuEvaluator::getKernelAnchor() const {
-  return reference->getKernelAnchor();
+  return cpu->getKernelAnchor();
 }
 
-CandidateRecord GpuEvaluator::evaluateReference() {
-  return reference->evaluateReference();
-}
+CandidateRecord GpuEvaluator::evaluateReference() { return referenceRecord; }
 
 namespace {
 
@@ -104,6 +137,8 @@ template <typename Runtime> struct DeviceSteps {
   llvm::raw_ostream &report;
   const TargetDescription &target;
   const CpuEvaluator &cpu;
+  /// The reference's outputs for input set 0, in argument order.
+  llvm::ArrayRef<std::optional<HostBuffer>> expected;
   const EvaluatorOptions &options;
 
   void fail(ErrorClass error, const llvm::Twine &message) {
@@ -149,12 +184,12 @@ template <typename Runtime> struct DeviceSteps {
     return built;
   }
 
-  /// The check step: one run on input set 0 (also the warm-up), timed, its
-  /// results downloaded and checked against the CPU reference (`worst`: the
-  /// largest relative error). The run's seconds; std::nullopt after writing
-  /// the failure's report.
-  std::optional<double> check(Runner &runner, double &worst) {
-    std::vector<HostBuffer> results = cpu.getInputSets()[0];
+  /// One run on input set 0 (also the warm-up), timed, its results
+  /// downloaded into `results` (a full argument list). The run's seconds;
+  /// std::nullopt after writing the failure's report.
+  std::optional<double> runOnFirstSet(Runner &runner,
+                                      std::vector<HostBuffer> &results) {
+    results = cpu.getInputSets()[0];
     llvm::Expected<double> seconds = [&]() -> llvm::Expected<double> {
       if (llvm::Error error = runner.prepare(0))
         return std::move(error);
@@ -171,10 +206,17 @@ template <typename Runtime> struct DeviceSteps {
       fail(ErrorClass::LaunchError, llvm::toString(seconds.takeError()));
       return std::nullopt;
     }
-    if (!checkAgainstReference(report, results, cpu.getReferenceOutputs(),
-                               worst))
-      return std::nullopt;
     return *seconds;
+  }
+
+  /// The check step: runOnFirstSet, its results checked against the
+  /// reference (`worst`: the largest relative error).
+  std::optional<double> check(Runner &runner, double &worst) {
+    std::vector<HostBuffer> results;
+    std::optional<double> seconds = runOnFirstSet(runner, results);
+    if (!seconds || !checkAgainstReference(report, results, expected, worst))
+      return std::nullopt;
+    return seconds;
   }
 
   /// The time step: the runner's measurement protocol (events, L2 flushed,
@@ -196,6 +238,21 @@ template <typename Runtime> struct DeviceSteps {
     writeCandidateReport(report, ErrorClass::None, "", &*measurement, worst);
   }
 
+  /// The device reference's steps: build, one run on input set 0, its
+  /// results written to `path`; the run is the record's one time.
+  void runReference(ModuleOp kernel, const GpuKernelBuilder &builder,
+                    const DiagnosticCollector &diagnostics,
+                    llvm::StringRef path) {
+    std::optional<Built> built = build(kernel, builder, diagnostics);
+    if (!built)
+      return;
+    std::vector<HostBuffer> results;
+    std::optional<double> seconds = runOnFirstSet(*built->runner, results);
+    if (seconds && writeReferenceOutputs(report, path,
+                                         cpu.getKernel().arguments, results))
+      writeSingleRunReport(report, *seconds, 0, /*earlyStop=*/false);
+  }
+
   /// Build, check and time.
   void run(ModuleOp scheduled, const GpuKernelBuilder &builder,
            const DiagnosticCollector &diagnostics,
@@ -211,15 +268,80 @@ template <typename Runtime> struct DeviceSteps {
 
 } // namespace
 
+/// Runs `steps` in a child for `target`'s family, with a new DeviceSteps.
+/// CUDA and HIP are initialized in this child only: the parent forks again
+/// for the next candidate, and a forked GPU runtime state is unusable.
+template <typename Fn>
+static void runDeviceSteps(const TargetDescription &target,
+                           llvm::raw_ostream &report, const CpuEvaluator &cpu,
+                           llvm::ArrayRef<std::optional<HostBuffer>> expected,
+                           const EvaluatorOptions &options, Fn steps) {
+  if (target.family == TargetFamily::Rocm) {
+    DeviceSteps<HipRuntime> device{report, target, cpu, expected, options};
+    steps(device);
+  } else {
+    DeviceSteps<CudaRuntime> device{report, target, cpu, expected, options};
+    steps(device);
+  }
+}
+
+LogicalResult GpuEvaluator::runDeviceReference(Operation *anchor,
+                                               std::string &failure) {
+  FailureOr<llvm::SmallString<128>> path = createReferenceFile(anchor);
+  if (::mlir::failed(path))
+    return ::mlir::failure();
+  llvm::scope_exit removeFile([&] { llvm::sys::fs::remove(*path); });
+  // Plain loops on a GPU run at a few hundred GFLOP/s at least, but the
+  // child also uploads the input sets: a limit that fits the work.
+  double timeoutSeconds = options.timeoutSeconds;
+  if (std::optional<uint64_t> flops = countFlops(anchor))
+    timeoutSeconds = std::max(timeoutSeconds, 60 + 4.0 * double(*flops) / 1e10);
+  ModuleOp kernel = cpu->getKernel().module.get();
+  GpuKernelBuilder referenceBuilder =
+      [](ModuleOp unscheduled,
+         const TargetDescription &target) -> llvm::Expected<GpuKernelBinary> {
+    FailureOr<GpuKernelBinary> binary =
+        lowerReferenceKernelToGpuBinary(unscheduled, target);
+    if (::mlir::failed(binary))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "the reference's GPU lowering failed");
+    return std::move(*binary);
+  };
+  ChildResult child = runInChild(
+      [&](llvm::raw_ostream &report) -> int {
+        DiagnosticCollector diagnostics(kernel->getContext());
+        OwningOpRef<ModuleOp> copy = kernel.clone();
+        runDeviceSteps(target, report, *cpu, {}, options, [&](auto &device) {
+          device.runReference(*copy, referenceBuilder, diagnostics, *path);
+        });
+        return 0;
+      },
+      timeoutSeconds);
+  referenceRecord = readCandidateReport(child, nullptr);
+  if (!referenceRecord.isValid()) {
+    failure = (stringifyErrorClass(referenceRecord.error) + ": " +
+               referenceRecord.message)
+                  .str();
+    return ::mlir::failure();
+  }
+  FailureOr<std::vector<std::optional<HostBuffer>>> outputs =
+      readReferenceOutputs(anchor, *path, cpu->getKernel().arguments);
+  if (::mlir::failed(outputs)) {
+    failure = "its outputs could not be read";
+    return ::mlir::failure();
+  }
+  ownedReferenceOutputs = std::move(*outputs);
+  referenceOutputs = ownedReferenceOutputs;
+  return success();
+}
+
 CandidateRecord GpuEvaluator::evaluate(const Schedule &schedule,
                                        std::optional<double> bestSeconds) {
   std::optional<std::string> script =
       writeScriptCrashSafely(schedule, getKernelAnchor(), target);
   if (!script)
     return scriptCrashRecord(schedule);
-  ModuleOp kernel = reference->getKernel().module.get();
-  // CUDA and HIP are initialized in this child only: the parent forks again
-  // for the next candidate, and a forked GPU runtime state is unusable.
+  ModuleOp kernel = cpu->getKernel().module.get();
   ChildResult child = runInChild(
       [&](llvm::raw_ostream &report) -> int {
         DiagnosticCollector diagnostics(kernel->getContext());
@@ -227,12 +349,11 @@ CandidateRecord GpuEvaluator::evaluate(const Schedule &schedule,
             applyCandidateScript(report, kernel, *script, diagnostics);
         if (!payload)
           return 0;
-        if (target.family == TargetFamily::Rocm)
-          DeviceSteps<HipRuntime>{report, target, *reference, options}.run(
-              *payload, builder, diagnostics, bestSeconds);
-        else
-          DeviceSteps<CudaRuntime>{report, target, *reference, options}.run(
-              *payload, builder, diagnostics, bestSeconds);
+        runDeviceSteps(target, report, *cpu, referenceOutputs, options,
+                       [&](auto &device) {
+                         device.run(*payload, builder, diagnostics,
+                                    bestSeconds);
+                       });
         return 0;
       },
       options.timeoutSeconds);

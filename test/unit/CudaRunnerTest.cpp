@@ -320,6 +320,34 @@ TEST_F(GpuEvaluatorTest, LoweredLaunchesPackAgainstTheKernelBuffers) {
       << record.message;
 }
 
+TEST_F(GpuEvaluatorTest, DeviceReferenceWithoutADeviceIsAnError) {
+  // --reference=device: the reference lowers to plain-loop launches, and
+  // opening the device (no driver here, whatever the machine) fails the
+  // evaluator with a diagnostic that says why; no CPU reference runs.
+  Workload w = onlyWorkload(R"mlir(
+func.func @f(%a: tensor<24x20xf32>, %b: tensor<20x36xf32>, %c: tensor<24x36xf32>) -> tensor<24x36xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<24x20xf32>, tensor<20x36xf32>) outs(%c : tensor<24x36xf32>) -> tensor<24x36xf32>
+  return %r : tensor<24x36xf32>
+})mlir");
+  std::string message;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    message += d.str();
+    return mlir::success();
+  });
+  EvaluatorOptions options;
+  options.timeoutSeconds = 30;
+  options.reference = ReferencePlace::Device;
+  setenv("KE_CUDA_LIBRARY", "/nonexistent/libcuda.so.1", 1);
+  mlir::FailureOr<std::unique_ptr<GpuEvaluator>> evaluator =
+      GpuEvaluator::create(w.firstOp, cuda, options);
+  unsetenv("KE_CUDA_LIBRARY");
+  EXPECT_TRUE(mlir::failed(evaluator));
+  EXPECT_NE(message.find("the device reference failed: launch-error"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("no CUDA driver"), std::string::npos) << message;
+}
+
 TEST_F(GpuEvaluatorTest, CreateEvaluatorPicksTheGpuPathForCuda) {
   EXPECT_TRUE(createEvaluatorPicksTheGpuPath());
 }

@@ -158,6 +158,7 @@ int ke::runBenchCommand() {
   options.seed = seedOption;
   options.measure.minTotalSeconds = benchMinSeconds;
   options.deviceOrdinal = benchDevice;
+  options.reference = getReferencePlace();
   // GPU runs are short: the protocol's floor there is 50 ms.
   if (gpu && !benchMinSeconds.getNumOccurrences())
     options.measure.minTotalSeconds = 0.05;

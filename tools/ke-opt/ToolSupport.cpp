@@ -204,3 +204,18 @@ ke::prepareMeasuredTarget(llvm::StringRef command, llvm::StringRef what,
                  << "\n";
   return measured;
 }
+
+static llvm::cl::opt<ReferencePlace> referencePlace(
+    "reference",
+    llvm::cl::desc("Where a GPU target's reference (the unscheduled kernel as "
+             "plain loops) runs"),
+    llvm::cl::values(clEnumValN(ReferencePlace::Auto, "auto",
+                          "the device for workloads over 10 GFLOP or 1 GiB "
+                          "of buffers, else this CPU (default)"),
+               clEnumValN(ReferencePlace::Cpu, "cpu", "this machine's CPU"),
+               clEnumValN(ReferencePlace::Device, "device",
+                          "the device, one thread per output point")),
+    llvm::cl::init(ReferencePlace::Auto), llvm::cl::sub(getTuneCommand()),
+    llvm::cl::sub(getBenchCommand()));
+
+ReferencePlace ke::getReferencePlace() { return referencePlace; }

@@ -3,6 +3,7 @@
 #define KE_TOOLS_KE_OPT_TOOLSUPPORT_H
 
 #include "ke/Graph/GraphPreparation.h"
+#include "ke/Measure/Evaluator.h"
 #include "ke/Target/Target.h"
 #include "ke/Workload/Workload.h"
 
@@ -88,6 +89,9 @@ std::optional<MeasuredTarget> prepareMeasuredTarget(llvm::StringRef command,
 /// The context subcommands use: ke's dialects, single-threaded (candidate
 /// evaluation forks, which must not happen while other threads hold locks).
 std::unique_ptr<mlir::MLIRContext> createToolContext();
+
+/// Where a GPU target's reference runs, from `--reference` (tune, bench).
+ReferencePlace getReferencePlace();
 
 } // namespace ke
 

@@ -134,6 +134,7 @@ int ke::runTuneCommand() {
   options.evaluator.timeoutSeconds = timeout;
   options.evaluator.measure.minTotalSeconds = minSeconds;
   options.evaluator.deviceOrdinal = deviceOrdinal;
+  options.evaluator.reference = getReferencePlace();
   // GPU runs are short: the protocol's floor there is 50 ms.
   if (gpu && !minSeconds.getNumOccurrences())
     options.evaluator.measure.minTotalSeconds = 0.05;

@@ -68,6 +68,31 @@ def GpuWrapUnmappedKernelPass
                            "::mlir::arith::ArithDialect"];
 }
 
+def GpuReferenceLaunchesPass
+    : Pass<"ke-gpu-reference-launches", "::mlir::ModuleOp"> {
+  let summary = "Map a bufferized, unscheduled kernel to plain-loop launches";
+  let description = [{
+    The device reference (ke/Codegen/GpuReference.h): the kernel without a
+    schedule, run on the GPU so that tuning at full sizes needs no CPU pass
+    over gigabytes. Each linalg op of the kernel function (on memrefs; named
+    ops generalized, `memref.copy` as `linalg.copy`) becomes one gpu.launch
+    with one thread per point of its parallel loops (blocks of 256, the
+    points linearized with the last parallel loop fastest, so that
+    neighbouring threads touch neighbouring elements), and its reduction
+    loops run in that thread in program order, as convert-linalg-to-loops
+    runs them. When no input reads an output's buffer, the outputs are
+    read once before the reduction loops and carried in registers; else
+    each iteration loads and stores them, as the loops would. No tiling, no
+    shared memory, no vectors: only ops every schedule also lowers. Fails
+    at the op on dynamic loop ranges and on ops it cannot map.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def GpuCheckMappedPass : Pass<"ke-gpu-check-mapped", "::mlir::ModuleOp"> {
   let summary = "Check that the schedule left nothing on the host";
   let description = [{

@@ -24,10 +24,17 @@ public:
   /// host). Fails with a diagnostic at the anchor for unsupported workloads
   /// (dynamic shapes, unsupported element types) or when the reference
   /// cannot be built or run.
+  /// Without `runReference` (the GpuEvaluator's device reference), only
+  /// the kernel module and the input sets are made: getReferenceOutputs is
+  /// empty and evaluate() must not be called.
   static mlir::FailureOr<std::unique_ptr<CpuEvaluator>>
   create(mlir::Operation *anchor, const TargetDescription &target,
-         const EvaluatorOptions &options);
+         const EvaluatorOptions &options, bool runReference = true);
 
+  /// Runs the reference (the unscheduled kernel as plain loops) in a child
+  /// and keeps its outputs and record; create() calls it unless told not
+  /// to. Fails with a diagnostic at `anchor` when the reference fails.
+  mlir::LogicalResult runReference(mlir::Operation *anchor);
   mlir::Operation *getKernelAnchor() const override;
   CandidateRecord
   evaluate(const Schedule &schedule,

@@ -58,6 +58,19 @@ struct CandidateRecord {
   llvm::json::Value toJSON() const;
 };
 
+/// Where a GPU target's reference runs (a CPU target's always runs on the
+/// CPU). docs/measurement.md.
+enum class ReferencePlace {
+  /// The device for big workloads (isBigReference), this machine's CPU for
+  /// the rest, and the CPU again when the device reference fails.
+  Auto,
+  /// This machine's CPU: plain loops, independent of ke's GPU lowering.
+  Cpu,
+  /// The device: the same plain loops, one thread per output point
+  /// (ke/Codegen/GpuReference.h).
+  Device,
+};
+
 struct EvaluatorOptions {
   MeasureOptions measure;
   /// Seconds before a child is killed.
@@ -77,6 +90,8 @@ struct EvaluatorOptions {
   /// group that compile applies the schedule to. (A GPU evaluator's CPU
   /// reference runs the same group.)
   KernelFusion fusion = KernelFusion::Elementwise;
+  /// Where a GPU target's reference runs.
+  ReferencePlace reference = ReferencePlace::Auto;
 };
 
 /// Judges schedules for one workload on one target: builds each candidate,

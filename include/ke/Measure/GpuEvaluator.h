@@ -1,9 +1,10 @@
 //===- GpuEvaluator.h - Build, check and time on a GPU ----------*- C++ -*-===//
 //
-// The Evaluator of GPU targets (CUDA and ROCm). The reference is the CPU's:
-// the unscheduled kernel lowered to loops and run on this machine's CPU once,
-// on the same seeded inputs (a CpuEvaluator for the host does it, so both
-// paths check against the same outputs with the same tolerances). Each
+// The Evaluator of GPU targets (CUDA and ROCm). The reference is the
+// unscheduled kernel as plain loops, run once on the same seeded inputs as
+// the CPU path's (a CpuEvaluator for the host makes them): on this machine's
+// CPU, or for big workloads on the device (ke/Codegen/GpuReference.h,
+// EvaluatorOptions::reference), both with the same tolerances. Each
 // candidate runs in a forked child that applies the schedule, lowers the
 // kernel to a GpuKernelBinary, opens the device (CUDA and HIP live in
 // children only), loads the binary, runs it once on input set 0, checks the
@@ -23,6 +24,17 @@
 
 namespace ke {
 
+/// Workloads whose reference runs on the device under ReferencePlace::Auto:
+/// more buffer bytes or more flops than these (plain loops on a CPU take
+/// about a minute for 10 GFLOP even on 16 cores).
+inline constexpr uint64_t kBigReferenceBytes = 1ull << 30;
+inline constexpr uint64_t kBigReferenceFlops = 10'000'000'000ull;
+
+/// Whether `anchor`'s kernel (with buffers `arguments`) is big enough for
+/// ReferencePlace::Auto to run its reference on the device.
+bool isBigReference(mlir::Operation *anchor,
+                    llvm::ArrayRef<KernelArgument> arguments);
+
 /// Lowers a kernel module whose schedule is applied (a transform script ran
 /// on it) to device code and launches for `target`. Runs in the candidate's
 /// child; a failure is the candidate's compile error.
@@ -39,8 +51,10 @@ class GpuEvaluator final : public Evaluator {
 public:
   /// Prepares `anchor` for evaluation on `target` (a CUDA or ROCm target;
   /// the device is EvaluatorOptions::deviceOrdinal): builds the kernel
-  /// module and input sets and runs the reference on this machine's CPU.
-  /// Fails with a diagnostic at the anchor like CpuEvaluator::create.
+  /// module and input sets and runs the reference where
+  /// EvaluatorOptions::reference says. Fails with a diagnostic at the anchor
+  /// like CpuEvaluator::create, or when the device reference it was told to
+  /// use fails (under Auto, the CPU's runs instead, said on stderr).
   static mlir::FailureOr<std::unique_ptr<GpuEvaluator>>
   create(mlir::Operation *anchor, const TargetDescription &target,
          const EvaluatorOptions &options,
@@ -50,18 +64,29 @@ public:
   CandidateRecord
   evaluate(const Schedule &schedule,
            std::optional<double> bestSeconds = std::nullopt) override;
-  /// The reference's record: the unscheduled kernel on this machine's CPU.
+  /// The reference's record: the unscheduled kernel on this machine's CPU
+  /// or, as plain-loop launches, on the device.
   CandidateRecord evaluateReference() override;
 
 private:
   GpuEvaluator() = default;
+  /// Runs the device reference in a child and keeps its outputs and record;
+  /// on failure, `failure` says why.
+  mlir::LogicalResult runDeviceReference(mlir::Operation *anchor,
+                                         std::string &failure);
 
   TargetDescription target;
   /// The CPU the reference runs on (the reference evaluator points at it).
   TargetDescription host;
   EvaluatorOptions options;
   GpuKernelBuilder builder;
-  std::unique_ptr<CpuEvaluator> reference;
+  /// The kernel module and input sets, and the CPU reference when it runs.
+  std::unique_ptr<CpuEvaluator> cpu;
+  /// The reference's outputs (the CPU evaluator's or ownedReferenceOutputs)
+  /// and record.
+  llvm::ArrayRef<std::optional<HostBuffer>> referenceOutputs;
+  std::vector<std::optional<HostBuffer>> ownedReferenceOutputs;
+  CandidateRecord referenceRecord;
 };
 
 } // namespace ke

@@ -1,0 +1,57 @@
+//===- GpuReference.h - The unscheduled kernel on the device ----*- C++ -*-===//
+//
+// The reference a candidate is checked against is the kernel without a
+// schedule, lowered to plain loops (docs/measurement.md). On the CPU it runs
+// on this machine (CpuEvaluator). At KernelBench's sizes (inputs of several
+// GB, matmuls of hundreds of GFLOP) plain loops on a CPU take minutes per
+// workload, so GPU tuning can run the same plain loops on the device once
+// instead (GpuEvaluator, --reference=device):
+//   1. the reference script breaks ops the loops cannot take into ones they
+//      can (linalg.softmax into its generics), as for the CPU;
+//   2. one-shot bufferization, in place on the kernel's arguments, as for
+//      the CPU;
+//   3. ke-gpu-reference-launches: each linalg op one launch, a thread per
+//      point of its parallel loops, its reduction loops in that thread in
+//      program order (the CPU's loop order, so each output element is
+//      summed in the same order);
+//   4. ke's GPU lowering from its first step (lowerKernelToGpuBinary), as
+//      for every candidate: intermediate buffers become scratch buffers.
+// The result is computed in the kernel's own element types, like the CPU
+// reference: neither is an f64 computation.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KE_CODEGEN_GPUREFERENCE_H
+#define KE_CODEGEN_GPUREFERENCE_H
+
+#include "ke/Codegen/GpuKernel.h"
+#include "ke/Codegen/PassPipeline.h"
+#include "ke/Target/Target.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+namespace ke {
+
+/// The transform script both references apply first: linalg.softmax, which
+/// neither convert-linalg-to-loops nor ke-gpu-reference-launches takes, is
+/// decomposed into the generics that define it.
+llvm::StringRef getReferenceScript();
+
+/// The one-shot bufferization of unscheduled kernels (and of the CPU
+/// lowering): function boundaries included, identity layouts.
+std::unique_ptr<mlir::Pass> createKernelBufferizePass();
+
+/// Steps 2 and 3 above: bufferization, cleanup, reference launches.
+PassPipeline getGpuReferenceMappingPasses();
+
+/// Lowers `kernel`, a kernel module without a schedule, in place to the
+/// device reference's binary for `target` (steps 1-4 above). Fails with
+/// diagnostics on an op the reference cannot map or a lowering failure.
+mlir::FailureOr<GpuKernelBinary>
+lowerReferenceKernelToGpuBinary(mlir::ModuleOp kernel,
+                                const TargetDescription &target);
+
+} // namespace ke
+
+#endif // KE_CODEGEN_GPUREFERENCE_H
