@@ -37,7 +37,8 @@ std::unique_ptr<Pass> ke::createKernelBufferizePass() {
 }
 
 ke::PassPipeline ke::getGpuReferenceMappingPasses() {
-  return {step(createKernelBufferizePass),
+  return {step([] { return createGpuReferenceSplitReductionsPass(); }),
+          step(createKernelBufferizePass),
           step([] { return createCanonicalizerPass(); }),
           step([] { return createCSEPass(); }),
           step([] { return createGpuReferenceLaunchesPass(); })};

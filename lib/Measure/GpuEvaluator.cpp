@@ -189,7 +189,13 @@ template <typename Runtime> struct DeviceSteps {
   /// std::nullopt after writing the failure's report.
   std::optional<double> runOnFirstSet(Runner &runner,
                                       std::vector<HostBuffer> &results) {
-    results = cpu.getInputSets()[0];
+    // Host buffers for the results only: at KernelBench's sizes a copy of
+    // the whole input set per candidate costs seconds and gigabytes.
+    results.clear();
+    for (const KernelArgument &arg : cpu.getKernel().arguments)
+      results.emplace_back(arg.isResult() ? llvm::ArrayRef<int64_t>(arg.shape)
+                                          : llvm::ArrayRef<int64_t>{0},
+                           *getElementKind(arg.elementType));
     llvm::Expected<double> seconds = [&]() -> llvm::Expected<double> {
       if (llvm::Error error = runner.prepare(0))
         return std::move(error);

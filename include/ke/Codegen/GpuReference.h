@@ -8,13 +8,18 @@
 // instead (GpuEvaluator, --reference=device):
 //   1. the reference script breaks ops the loops cannot take into ones they
 //      can (linalg.softmax into its generics), as for the CPU;
-//   2. one-shot bufferization, in place on the kernel's arguments, as for
+//   2. ke-gpu-reference-split-reductions: a reduction with few outputs and
+//      long rows (a softmax's row sums) is split into partial reductions
+//      over interleaved slices, then a reduction of the partials, so that
+//      it has threads enough (only there is the summation order not the
+//      CPU's);
+//   3. one-shot bufferization, in place on the kernel's arguments, as for
 //      the CPU;
-//   3. ke-gpu-reference-launches: each linalg op one launch, a thread per
+//   4. ke-gpu-reference-launches: each linalg op one launch, a thread per
 //      point of its parallel loops, its reduction loops in that thread in
 //      program order (the CPU's loop order, so each output element is
 //      summed in the same order);
-//   4. ke's GPU lowering from its first step (lowerKernelToGpuBinary), as
+//   5. ke's GPU lowering from its first step (lowerKernelToGpuBinary), as
 //      for every candidate: intermediate buffers become scratch buffers.
 // The result is computed in the kernel's own element types, like the CPU
 // reference: neither is an f64 computation.
@@ -42,11 +47,12 @@ llvm::StringRef getReferenceScript();
 /// lowering): function boundaries included, identity layouts.
 std::unique_ptr<mlir::Pass> createKernelBufferizePass();
 
-/// Steps 2 and 3 above: bufferization, cleanup, reference launches.
+/// Steps 2 to 4 above: split reductions, bufferization, cleanup, reference
+/// launches.
 PassPipeline getGpuReferenceMappingPasses();
 
 /// Lowers `kernel`, a kernel module without a schedule, in place to the
-/// device reference's binary for `target` (steps 1-4 above). Fails with
+/// device reference's binary for `target` (steps 1-5 above). Fails with
 /// diagnostics on an op the reference cannot map or a lowering failure.
 mlir::FailureOr<GpuKernelBinary>
 lowerReferenceKernelToGpuBinary(mlir::ModuleOp kernel,

@@ -68,6 +68,27 @@ def GpuWrapUnmappedKernelPass
                            "::mlir::arith::ArithDialect"];
 }
 
+def GpuReferenceSplitReductionsPass
+    : Pass<"ke-gpu-reference-split-reductions", "::mlir::ModuleOp"> {
+  let summary = "Split the long reductions of few outputs in the device reference";
+  let description = [{
+    The device reference (ke/Codegen/GpuReference.h) gives each output point
+    one thread. A reduction with few outputs and long rows (a softmax over
+    rows of 393216: 4096 threads, each a chain of 393216 dependent loads
+    from rows 1.5 MB apart) would then run for minutes. Such a linalg op on
+    tensors (fewer than 65536 output points, one reduction loop of at least
+    4096 iterations) is split with upstream's linalg::splitReduction into
+    partial reductions over interleaved slices, with the slice index the
+    innermost parallel loop (neighbouring threads read neighbouring
+    elements) and enough slices for about 262144 threads (a divisor of the
+    row), then a reduction of the partials. Only the summation order
+    changes. Ops whose combiner upstream does not recognize (an argmax's
+    two results) stay whole. Only the kernel function is touched.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def GpuReferenceLaunchesPass
     : Pass<"ke-gpu-reference-launches", "::mlir::ModuleOp"> {
   let summary = "Map a bufferized, unscheduled kernel to plain-loop launches";
