@@ -70,27 +70,67 @@ SmallVector<Value> applyIndexingMap(OpBuilder &builder, Location loc,
   return indices;
 }
 
+/// Whether `type` is a float narrower than f64 (what the accurate path
+/// widens).
+bool isNarrowFloat(Type type) {
+  auto f = dyn_cast<FloatType>(type);
+  return f && f.getWidth() < 64;
+}
+
+/// `value` converted to the float type `to` (extf or truncf); other values
+/// and types are returned as they are.
+Value castFloat(OpBuilder &builder, Location loc, Value value, Type to) {
+  auto from = dyn_cast<FloatType>(value.getType());
+  auto target = dyn_cast<FloatType>(to);
+  if (!from || !target || from == target)
+    return value;
+  if (from.getWidth() < target.getWidth())
+    return arith::ExtFOp::create(builder, loc, target, value);
+  return arith::TruncFOp::create(builder, loc, target, value);
+}
+
+/// The arith ops the accurate path computes in f64: the rounding of their
+/// f32 (f16, bf16) results is what a long accumulation accumulates.
+bool computesInF64(Operation &op) {
+  return isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
+             arith::RemFOp, arith::NegFOp, arith::MaximumFOp,
+             arith::MinimumFOp, arith::MaxNumFOp, arith::MinNumFOp,
+             arith::CmpFOp, arith::SelectOp, arith::SIToFPOp, arith::UIToFPOp,
+             arith::FPToSIOp, arith::FPToUIOp>(op);
+}
+
 /// One iteration of `generic`'s body at loop indices `ivs`: its inputs
 /// loaded, its outputs' current values `outs`; returns what it yields.
+/// With `inF64` (the accurate path), float values are carried in f64: the
+/// arithmetic of computesInF64 runs in f64, every other op (math functions,
+/// truncf and extf: the body's own roundings) in its own types with casts
+/// around it, and `outs` and the results are f64 where the outputs are
+/// floats.
 SmallVector<Value> emitPoint(OpBuilder &builder, Location loc,
                              linalg::GenericOp generic, ValueRange ivs,
-                             ValueRange outs) {
+                             ValueRange outs, bool inF64) {
+  Type f64 = builder.getF64Type();
+  auto widen = [&](Value value) {
+    return inF64 && isNarrowFloat(value.getType())
+               ? castFloat(builder, loc, value, f64)
+               : value;
+  };
   IRMapping mapping;
   for (OpOperand *input : generic.getDpsInputOperands()) {
     Value value = input->get();
     BlockArgument argument = generic.getMatchingBlockArgument(input);
     if (!isa<MemRefType>(value.getType())) { // a scalar (a fill's value)
-      mapping.map(argument, value);
+      mapping.map(argument, widen(value));
       continue;
     }
     if (argument.use_empty())
       continue;
     mapping.map(argument,
-                memref::LoadOp::create(
+                widen(memref::LoadOp::create(
                     builder, loc, value,
                     applyIndexingMap(builder, loc,
                                      generic.getMatchingIndexingMap(input),
-                                     ivs)));
+                                     ivs))));
   }
   for (auto [init, out] : llvm::zip(generic.getDpsInitsMutable(), outs))
     mapping.map(generic.getMatchingBlockArgument(&init), out);
@@ -100,11 +140,44 @@ SmallVector<Value> emitPoint(OpBuilder &builder, Location loc,
       mapping.map(index.getResult(), ivs[index.getDim()]);
       continue;
     }
-    builder.clone(op, mapping);
+    if (!inF64) {
+      builder.clone(op, mapping);
+      continue;
+    }
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      if (auto value = dyn_cast<FloatAttr>(constant.getValue())) {
+        mapping.map(constant.getResult(),
+                    arith::ConstantOp::create(
+                        builder, loc,
+                        FloatAttr::get(f64, value.getValueAsDouble())));
+        continue;
+      }
+    }
+    bool wide = computesInF64(op);
+    SmallVector<Value> operands;
+    for (Value operand : op.getOperands()) {
+      Value mapped = mapping.lookupOrDefault(operand);
+      operands.push_back(wide ? widen(mapped)
+                              : castFloat(builder, loc, mapped,
+                                          operand.getType()));
+    }
+    SmallVector<Type> types;
+    for (Type type : op.getResultTypes())
+      types.push_back(wide && isNarrowFloat(type) ? f64 : type);
+    if (op.getNumRegions() != 0) { // no such op in a generic's body today
+      builder.clone(op, mapping);
+      continue;
+    }
+    OperationState state(op.getLoc(), op.getName(), operands, types,
+                         op.getAttrs());
+    Operation *clone = builder.create(state);
+    for (auto [result, cloned] :
+         llvm::zip(op.getResults(), clone->getResults()))
+      mapping.map(result, widen(cloned));
   }
   SmallVector<Value> yielded;
   for (Value value : body.getTerminator()->getOperands())
-    yielded.push_back(mapping.lookupOrDefault(value));
+    yielded.push_back(widen(mapping.lookupOrDefault(value)));
   return yielded;
 }
 
@@ -127,11 +200,16 @@ SmallVector<Value> loadOutputs(OpBuilder &builder, Location loc,
   return values;
 }
 
+/// Stores `values` into the outputs of `generic` at `ivs`, rounded to their
+/// element types (the accurate path's f64 values).
 void storeOutputs(OpBuilder &builder, Location loc, linalg::GenericOp generic,
                   ValueRange ivs, ValueRange values) {
   for (auto [init, value] : llvm::zip(generic.getDpsInitsMutable(), values))
     memref::StoreOp::create(
-        builder, loc, value, init.get(),
+        builder, loc,
+        castFloat(builder, loc, value,
+                  cast<MemRefType>(init.get().getType()).getElementType()),
+        init.get(),
         applyIndexingMap(builder, loc, generic.getMatchingIndexingMap(&init),
                          ivs));
 }
@@ -240,18 +318,25 @@ LogicalResult launchGeneric(linalg::GenericOp generic) {
     SmallVector<Value> outs =
         loadOutputs(builder, loc, generic, ivs, /*all=*/false);
     storeOutputs(builder, loc, generic, ivs,
-                 emitPoint(builder, loc, generic, ivs, outs));
+                 emitPoint(builder, loc, generic, ivs, outs, /*inF64=*/false));
   } else if (canCarryOutputs(generic, reductionDims)) {
     // The outputs' maps read parallel loops only: ivs so far index them.
     SmallVector<Value> outerIvs = ivs;
-    SmallVector<Value> initial =
-        loadOutputs(builder, loc, generic, outerIvs, /*all=*/true);
+    // The accurate path: carried in f64 across the reduction.
+    SmallVector<Value> initial;
+    for (Value value :
+         loadOutputs(builder, loc, generic, outerIvs, /*all=*/true))
+      initial.push_back(isNarrowFloat(value.getType())
+                            ? castFloat(builder, loc, value,
+                                        builder.getF64Type())
+                            : value);
     scf::LoopNest nest = scf::buildLoopNest(
         builder, loc, lowerBounds, upperBounds, steps, initial,
         [&](OpBuilder &nested, Location nestedLoc, ValueRange loopIvs,
             ValueRange carried) -> scf::ValueVector {
           setReductionIvs(loopIvs);
-          return emitPoint(nested, nestedLoc, generic, ivs, carried);
+          return emitPoint(nested, nestedLoc, generic, ivs, carried,
+                           /*inF64=*/true);
         });
     storeOutputs(builder, loc, generic, outerIvs, nest.results);
   } else {
@@ -263,7 +348,7 @@ LogicalResult launchGeneric(linalg::GenericOp generic) {
                              nested, nestedLoc, generic, ivs, /*all=*/false);
                          storeOutputs(nested, nestedLoc, generic, ivs,
                                       emitPoint(nested, nestedLoc, generic,
-                                                ivs, outs));
+                                                ivs, outs, /*inF64=*/false));
                        });
   }
   generic.erase();

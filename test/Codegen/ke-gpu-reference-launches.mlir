@@ -2,7 +2,8 @@
 
 // A matmul: one thread per output element (64 points in one block), the
 // last parallel loop fastest; the reduction runs in the thread with the
-// output carried in a register, loaded once and stored once.
+// output carried in a register in f64, loaded once and stored once,
+// rounded to f32.
 // CHECK-LABEL: func.func @kernel
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
@@ -13,13 +14,17 @@
 // CHECK: %[[J:.*]] = arith.remui %[[TX]], %[[C16]]
 // CHECK: %[[I:.*]] = arith.divui %[[TX]], %[[C16]]
 // CHECK: %[[INIT:.*]] = memref.load %arg2[%[[I]], %[[J]]]
-// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[C8]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]])
+// CHECK: %[[WIDE:.*]] = arith.extf %[[INIT]] : f32 to f64
+// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[C8]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[WIDE]]) -> (f64)
 // CHECK: memref.load %arg0[%[[I]], %[[K]]]
+// CHECK: arith.extf
 // CHECK: memref.load %arg1[%[[K]], %[[J]]]
-// CHECK: arith.mulf
-// CHECK: %[[NEXT:.*]] = arith.addf %[[ACC]]
+// CHECK: arith.extf
+// CHECK: arith.mulf {{.*}} : f64
+// CHECK: %[[NEXT:.*]] = arith.addf %[[ACC]], {{.*}} : f64
 // CHECK: scf.yield %[[NEXT]]
-// CHECK: memref.store %[[SUM]], %arg2[%[[I]], %[[J]]]
+// CHECK: %[[ROUNDED:.*]] = arith.truncf %[[SUM]] : f64 to f32
+// CHECK: memref.store %[[ROUNDED]], %arg2[%[[I]], %[[J]]]
 func.func @kernel(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>) {
   linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
   return
@@ -58,6 +63,38 @@ func.func @kernel(%x: memref<4x8x16xf32>, %s: memref<4x16xf32>, %t: memref<4x16x
     linalg.yield %r : f32
   }
   memref.copy %s, %t : memref<4x16xf32> to memref<4x16xf32>
+  return
+}
+
+// -----
+
+// The accurate path keeps the body's own roundings and functions: a bf16
+// sum of exp(x) whose body rounds to bf16 computes exp in f32 and rounds
+// each step to bf16, as written; only the f32 arithmetic runs in f64.
+// CHECK-LABEL: func.func @kernel
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f64)
+// CHECK: %[[X:.*]] = memref.load %arg0
+// CHECK: %[[X32:.*]] = arith.extf %[[X]] : bf16 to f32
+// CHECK: %[[E:.*]] = math.exp %[[X32]] : f32
+// CHECK: %[[E64:.*]] = arith.extf %[[E]] : f32 to f64
+// CHECK: arith.truncf %[[ACC]] : f64 to bf16
+// CHECK: %[[S:.*]] = arith.addf %[[E64]], %{{.*}} : f64
+// CHECK: %[[S32:.*]] = arith.truncf %[[S]] : f64 to f32
+// CHECK: %[[R:.*]] = arith.truncf %[[S32]] : f32 to bf16
+// CHECK: %[[R64:.*]] = arith.extf %[[R]] : bf16 to f64
+// CHECK: scf.yield %[[R64]]
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+func.func @kernel(%x: memref<4x32xbf16>, %s: memref<4xbf16>) {
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]} ins(%x : memref<4x32xbf16>) outs(%s : memref<4xbf16>) {
+  ^bb0(%in: bf16, %acc: bf16):
+    %a = arith.extf %in : bf16 to f32
+    %e = math.exp %a : f32
+    %b = arith.extf %acc : bf16 to f32
+    %t = arith.addf %e, %b : f32
+    %r = arith.truncf %t : f32 to bf16
+    linalg.yield %r : bf16
+  }
   return
 }
 

@@ -102,10 +102,15 @@ def GpuReferenceLaunchesPass
     neighbouring threads touch neighbouring elements), and its reduction
     loops run in that thread in program order, as convert-linalg-to-loops
     runs them. When no input reads an output's buffer, the outputs are
-    read once before the reduction loops and carried in registers; else
-    each iteration loads and stores them, as the loops would. No tiling, no
-    shared memory, no vectors: only ops every schedule also lowers. Fails
-    at the op on dynamic loop ranges and on ops it cannot map.
+    read once before the reduction loops and carried in registers in f64,
+    and the body's float arithmetic (add, sub, mul, div, min/max, compare,
+    select, int-float conversions) runs in f64 too, so that a long
+    accumulation is accurate; the body's other ops (math functions, its own
+    truncf and extf roundings) run in their own types, and the result is
+    rounded to the output's type once. When an input reads an output's
+    buffer, each iteration loads and stores the output in its own type, as
+    the loops would. No tiling, no shared memory, no vectors. Fails at the
+    op on dynamic loop ranges and on ops it cannot map.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::arith::ArithDialect",
