@@ -277,3 +277,17 @@ def test_a_deadline_leaves_the_rest_for_resume(tmp_path):
     harness.main(args + ["--resume"])
     assert sorted(report.read_results(str(folder))) == [
         "level1/1_a", "level1/2_b", "level1/3_c"]
+
+
+def test_exact_comparison_counts_what_the_tolerance_rejects():
+    # exact.py's measure: largest and mean difference, and the elements
+    # outside atol = rtol = tol (KernelBench's test, element by element).
+    import exact
+    reference = torch.tensor([1.0, 2.0, -4.0, 0.0], dtype=torch.float64)
+    actual = torch.tensor([1.0, 2.02, -4.06, 0.011], dtype=torch.bfloat16)
+    got = exact.compare(torch, actual.float(), reference, 1e-2)
+    # bf16 rounds 2.02 to 2.015625 and -4.06 to -4.0625; 0.011 to 0.01098.
+    assert got["outside"] == 2  # -4.0625 (> 0.05) and 0.01098 (> 0.01)
+    assert abs(got["max"] - 0.0625) < 1e-9
+    assert exact.compare(torch, reference, reference, 1e-2) == {
+        "max": 0.0, "mean": 0.0, "outside": 0}
