@@ -78,8 +78,23 @@ def main():
     torch.backends.cudnn.allow_tf32 = False
     with open(os.path.join(args.dir, "prepare.json")) as f:
         meta = json.load(f)
+    prepared = {}
+    with open(os.path.join(args.dir, "prepare.jsonl")) as f:
+        for line in f:
+            if line.strip():
+                status = json.loads(line)
+                prepared[status["name"]] = status
     for path in args.problems:
-        print(json.dumps(measure(torch, ke, args.dir, meta, Problem(path))),
+        problem = Problem(path)
+        status = prepared.get(problem.name, {"outcome": "not prepared"})
+        if status["outcome"] != "prepared":
+            # Nothing to compare: say why, go on with the next.
+            print(json.dumps({"name": problem.name,
+                              "outcome": status["outcome"],
+                              "detail": status.get("detail", "")}),
+                  flush=True)
+            continue
+        print(json.dumps(measure(torch, ke, args.dir, meta, problem)),
               flush=True)
 
 

@@ -45,6 +45,9 @@ void ke::buildGraphPreparationPipeline(OpPassManager &pm,
   pm.addPass(createFoldBroadcastsIntoConsumersPass());
   pm.addPass(createEraseDeadResultsPass());
   pm.addPass(createWidenAccumulatorsPass());
+  // Before fusion, while each generic is one torch op: PyTorch rounds each
+  // op's result once, not each step of its body.
+  pm.addPass(createComputeNarrowFloatsInF32Pass());
   pm.addPass(createFoldReductionUnitDimsPass());
   // Before collapsing: stage 1's trailing reduction loops then collapse.
   pm.addPass(createSplitOuterReductionsPass());

@@ -211,6 +211,26 @@ def WidenAccumulatorsPass : Pass<"ke-widen-accumulators"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def ComputeNarrowFloatsInF32Pass : Pass<"ke-compute-narrow-floats-in-f32"> {
+  let summary = "Compute each op's bf16 and f16 arithmetic in f32, rounding "
+                "its results once";
+  let description = [{
+    torch-mlir writes a bf16 (f16) op as bf16 arithmetic in its generic's
+    body: a sigmoid is `negf`, `exp`, `addf`, `divf`, each rounded to bf16.
+    PyTorch's kernels compute in f32 and round each op's result once (their
+    "opmath" type). In a `linalg.generic` on tensors, every arith float op
+    (add, sub, mul, div, rem, neg, min/max, compare, select) and math op on
+    bf16 or f16 values runs in f32 instead; a value leaves f32 only where
+    the body needs it in its own type: at the yield, and as the operand of
+    an op this pass does not widen (an explicit `truncf` stays: a rounding
+    the model asks for). Runs before elementwise fusion, while a generic is
+    still one torch op, so that fused chains keep the rounding between
+    their ops that PyTorch has. Bodies of ops other than linalg.generic
+    (named ops) are left alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def SplitOuterReductionsPass : Pass<"ke-split-outer-reductions"> {
   let summary = "Split a reduction with reduction loops outside parallel "
                 "ones into two stages";
@@ -352,7 +372,8 @@ def PrepareGraphPass : Pass<"ke-prepare-graph", "::mlir::ModuleOp"> {
     and compile apply to their inputs (see ke/Graph/GraphPreparation.h):
     upstream convert-elementwise-to-linalg (arith and math on whole
     tensors become linalg.generic), ke-fold-transposes-into-contractions, ke-fold-broadcasts-into-consumers,
-    ke-erase-dead-results, ke-widen-accumulators, ke-fold-reduction-unit-dims,
+    ke-erase-dead-results, ke-widen-accumulators,
+    ke-compute-narrow-floats-in-f32, ke-fold-reduction-unit-dims,
     ke-split-outer-reductions, ke-collapse-reduction-dims, ke-demote-f64 (unless
     `demote-f64=false`), ke-fuse-elementwise-chains, ke-erase-dead-results
     again, ke-bool-tensors-as-bytes and ke-normalize-empties, in that
