@@ -10,7 +10,10 @@
 
 #include "ke/Codegen/Passes.h"
 
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -36,6 +39,20 @@ struct ExpandMathPass : ke::impl::ExpandMathPassBase<ExpandMathPass> {
       populatePolynomialApproximateErfcPattern(patterns);
     }
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    if (!expandBf16Casts)
+      return;
+    // Not inside linalg ops: a named op's body (a bf16 matmul's extf) must
+    // keep the form convert-linalg-to-loops expects.
+    SmallVector<Operation *> casts;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<arith::ExtFOp, arith::TruncFOp>(op) &&
+          !op->getParentOfType<linalg::LinalgOp>())
+        casts.push_back(op);
+    });
+    RewritePatternSet bf16(&getContext());
+    arith::populateExpandBFloat16Patterns(bf16);
+    if (failed(applyOpPatternsGreedily(casts, std::move(bf16))))
       signalPassFailure();
   }
 };

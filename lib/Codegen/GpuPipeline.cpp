@@ -91,6 +91,7 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
     list.push_back(passStep({{[] {
       ExpandMathPassOptions options;
       options.approximateErf = false;
+      options.expandBf16Casts = false;
       return createExpandMathPass(options);
     }}}));
     // CSE before canonicalization: bufferized thread foralls leave copies

@@ -28,10 +28,21 @@ def ExpandMathPass : Pass<"ke-expand-math"> {
     lowerings run it with `approximate-erf=false`: libdevice and ocml have
     `erff`, while their `powi` takes an i32 exponent (an i64 one was called
     through a mismatched prototype and read garbage).
+
+    Unless `expand-bf16-casts=false`, `arith.extf` from and `arith.truncf`
+    to bf16 outside linalg ops (a named op's body keeps its form) become
+    integer arithmetic (upstream's bf16 expansion: a shift,
+    and round-to-nearest-even on the bits). The AArch64 backend cannot
+    select bf16 vector element extracts without the BF16 extension (A64FX
+    has none): a bf16 kernel computed in f32 (ke-compute-narrow-floats-in-f32)
+    crashed it. The GPU lowerings keep the casts: PTX and AMDGPU convert
+    natively.
   }];
   let options = [
     Option<"approximateErf", "approximate-erf", "bool", "true",
-           "Rewrite math.erf and math.erfc into polynomial approximations">
+           "Rewrite math.erf and math.erfc into polynomial approximations">,
+    Option<"expandBf16Casts", "expand-bf16-casts", "bool", "true",
+           "Rewrite extf/truncf between bf16 and f32 into integer arithmetic">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
