@@ -164,10 +164,6 @@ SmallVector<Value> emitPoint(OpBuilder &builder, Location loc,
     SmallVector<Type> types;
     for (Type type : op.getResultTypes())
       types.push_back(wide && isNarrowFloat(type) ? f64 : type);
-    if (op.getNumRegions() != 0) { // no such op in a generic's body today
-      builder.clone(op, mapping);
-      continue;
-    }
     OperationState state(op.getLoc(), op.getName(), operands, types,
                          op.getAttrs());
     Operation *clone = builder.create(state);
@@ -214,12 +210,16 @@ void storeOutputs(OpBuilder &builder, Location loc, linalg::GenericOp generic,
                          ivs));
 }
 
-/// Whether the outputs of `generic` can stay in registers across its
-/// reduction loops: their maps read no reduction loop (each thread owns its
-/// elements), and no input reads an output's buffer (a reduction that reads
-/// what it writes must see each iteration's store).
+/// Whether the outputs of `generic` can stay in registers, in f64, across
+/// its reduction loops: their maps read no reduction loop (each thread owns
+/// its elements), no input reads an output's buffer (a reduction that reads
+/// what it writes must see each iteration's store), and its body has no op
+/// with regions (emitPoint retypes ops one by one, not nested bodies).
 bool canCarryOutputs(linalg::GenericOp generic,
                      ArrayRef<unsigned> reductionDims) {
+  if (llvm::any_of(generic.getRegion().front(),
+                   [](Operation &op) { return op.getNumRegions() != 0; }))
+    return false;
   for (OpOperand &init : generic.getDpsInitsMutable()) {
     AffineMap map = generic.getMatchingIndexingMap(&init);
     for (unsigned dim : reductionDims)

@@ -82,12 +82,12 @@ GpuEvaluator::create(Operation *anchor, const TargetDescription &target,
       (options.reference == ReferencePlace::Auto &&
        isBigReference(anchor, evaluator->cpu->getKernel().arguments));
   if (onDevice) {
-    std::string failure;
-    if (succeeded(evaluator->runDeviceReference(anchor, failure)))
+    std::string why;
+    if (succeeded(evaluator->runDeviceReference(anchor, why)))
       return evaluator;
     if (options.reference == ReferencePlace::Device)
-      return anchor->emitError("the device reference failed: ") << failure;
-    llvm::errs() << "ke: the device reference failed (" << failure
+      return anchor->emitError("the device reference failed: ") << why;
+    llvm::errs() << "ke: the device reference failed (" << why
                  << "); running the reference on this machine's CPU\n";
   }
   if (failed(evaluator->cpu->runReference(anchor)))
@@ -292,10 +292,10 @@ static void runDeviceSteps(const TargetDescription &target,
 }
 
 LogicalResult GpuEvaluator::runDeviceReference(Operation *anchor,
-                                               std::string &failure) {
+                                               std::string &why) {
   FailureOr<llvm::SmallString<128>> path = createReferenceFile(anchor);
-  if (::mlir::failed(path))
-    return ::mlir::failure();
+  if (failed(path))
+    return failure();
   llvm::scope_exit removeFile([&] { llvm::sys::fs::remove(*path); });
   // Plain loops on a GPU run at a few hundred GFLOP/s at least, but the
   // child also uploads the input sets: a limit that fits the work.
@@ -308,7 +308,7 @@ LogicalResult GpuEvaluator::runDeviceReference(Operation *anchor,
          const TargetDescription &target) -> llvm::Expected<GpuKernelBinary> {
     FailureOr<GpuKernelBinary> binary =
         lowerReferenceKernelToGpuBinary(unscheduled, target);
-    if (::mlir::failed(binary))
+    if (failed(binary))
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "the reference's GPU lowering failed");
     return std::move(*binary);
@@ -325,16 +325,16 @@ LogicalResult GpuEvaluator::runDeviceReference(Operation *anchor,
       timeoutSeconds);
   referenceRecord = readCandidateReport(child, nullptr);
   if (!referenceRecord.isValid()) {
-    failure = (stringifyErrorClass(referenceRecord.error) + ": " +
+    why = (stringifyErrorClass(referenceRecord.error) + ": " +
                referenceRecord.message)
                   .str();
-    return ::mlir::failure();
+    return failure();
   }
   FailureOr<std::vector<std::optional<HostBuffer>>> outputs =
       readReferenceOutputs(anchor, *path, cpu->getKernel().arguments);
-  if (::mlir::failed(outputs)) {
-    failure = "its outputs could not be read";
-    return ::mlir::failure();
+  if (failed(outputs)) {
+    why = "its outputs could not be read";
+    return failure();
   }
   ownedReferenceOutputs = std::move(*outputs);
   referenceOutputs = ownedReferenceOutputs;

@@ -29,11 +29,10 @@ namespace {
 
 class GpuReferenceTest : public IRTest {
 protected:
-  /// The device reference of the kernel of the workload of `source` whose
-  /// op is `opName` (the only one when empty) for `targetName` (the
-  /// target's kernel fusion).
-  FailureOr<GpuKernelBinary> lower(llvm::StringRef source,
-                                   llvm::StringRef targetName = "cuda:sm_90",
+  /// The kernel module of the workload of `source` whose op is `opName`
+  /// (the only one when empty), grouped with `target`'s kernel fusion.
+  FailureOr<KernelModule> kernelOf(llvm::StringRef source,
+                                   const TargetDescription &target,
                                    llvm::StringRef opName = "") {
     Workload w;
     if (opName.empty()) {
@@ -45,9 +44,15 @@ protected:
     }
     if (!w.firstOp)
       return failure();
+    return buildKernelModule(w.firstOp, getKernelFusion(target));
+  }
+
+  /// The device reference of that kernel for `targetName`.
+  FailureOr<GpuKernelBinary> lower(llvm::StringRef source,
+                                   llvm::StringRef targetName = "cuda:sm_90",
+                                   llvm::StringRef opName = "") {
     TargetDescription target = llvm::cantFail(parseTarget(targetName));
-    FailureOr<KernelModule> kernel =
-        buildKernelModule(w.firstOp, getKernelFusion(target));
+    FailureOr<KernelModule> kernel = kernelOf(source, target, opName);
     if (failed(kernel))
       return failure();
     return lowerReferenceKernelToGpuBinary(kernel->module.get(), target);
@@ -58,12 +63,8 @@ protected:
   /// GpuReference.h): the device lowering after it needs libdevice for
   /// math functions, which a machine without CUDA does not have.
   OwningOpRef<ModuleOp> mapToLaunches(llvm::StringRef source) {
-    Workload w = onlyWorkload(source);
-    if (!w.firstOp)
-      return nullptr;
     TargetDescription target = llvm::cantFail(parseTarget("cuda:sm_90"));
-    FailureOr<KernelModule> kernel =
-        buildKernelModule(w.firstOp, getKernelFusion(target));
+    FailureOr<KernelModule> kernel = kernelOf(source, target);
     if (failed(kernel))
       return nullptr;
     OwningOpRef<ModuleOp> script =

@@ -71,9 +71,9 @@ public:
 private:
   GpuEvaluator() = default;
   /// Runs the device reference in a child and keeps its outputs and record;
-  /// on failure, `failure` says why.
+  /// on failure, `why` says why.
   mlir::LogicalResult runDeviceReference(mlir::Operation *anchor,
-                                         std::string &failure);
+                                         std::string &why);
 
   TargetDescription target;
   /// The CPU the reference runs on (the reference evaluator points at it).
