@@ -180,7 +180,8 @@ def torch_op(name, tensors, torch):
     if name == "matmul_transposed_b":
         bt = t[1].t()  # B is N x K: a transposed view, as cuBLAS takes it
         return lambda: torch.mm(t[0], bt)
-    if name == "matmul_bf16":  # bf16 inputs, f32 result
+    if name == "matmul_bf16" or re.fullmatch(r"matmul_(bf16|f16)_\d+", name):
+        # 16-bit inputs, f32 result
         try:
             torch.mm(t[0], t[1], out_dtype=torch.float32)
             return lambda: torch.mm(t[0], t[1], out_dtype=torch.float32)

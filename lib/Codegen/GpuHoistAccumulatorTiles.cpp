@@ -34,14 +34,30 @@ namespace ke {
 
 namespace {
 
+/// True when `op` is a vector transfer of `read`'s memref that provably
+/// touches none of `read`'s elements: the accumulator of a warp's
+/// tensor-core tile is many such tiles of one buffer (16x8 each), at
+/// indices that differ by constants (upstream's value bounds prove it).
+bool isDisjointTileOfSameBuffer(Operation *op, vector::TransferReadOp read) {
+  auto other = dyn_cast<VectorTransferOpInterface>(op);
+  if (!other || other.getBase() != read.getBase())
+    return false;
+  return vector::isDisjointTransferSet(
+      cast<VectorTransferOpInterface>(read.getOperation()), other,
+      /*testDynamicValueUsingBounds=*/true);
+}
+
 /// True when nothing in `loop` other than `read` and `write` may touch the
-/// buffer `root` (barriers aside: they order, they do not access).
-bool onlyAccessesOfRoot(scf::ForOp loop, Value root, Operation *read,
-                        Operation *write) {
+/// buffer `root`'s elements that they move (barriers aside: they order,
+/// they do not access; other tiles of the same buffer proved disjoint
+/// aside).
+bool onlyAccessesOfRoot(scf::ForOp loop, Value root,
+                        vector::TransferReadOp read, Operation *write) {
   WalkResult result = loop.getBody()->walk([&](Operation *op) {
     if (op == read || op == write || isa<gpu::BarrierOp>(op) ||
         isMemoryEffectFree(op) ||
-        op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+        op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+        isDisjointTileOfSameBuffer(op, read))
       return WalkResult::advance();
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
     if (!effects)

@@ -104,6 +104,11 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
         passStep({{[] { return createGpuTransposeSharedTilesPass(); }}}));
     list.push_back(
         passStep({{[] { return createGpuHoistAccumulatorTilesPass(); }}}));
+    // After hoisting (the mma.sync accumulators are the stage loop's
+    // iter_args), before outlining and before vector transfers are lowered
+    // (the conversion reads 2-D transfers).
+    list.push_back(passStep({{[] { return createGpuVectorToMmaPass(); }}},
+                            GpuLoweringStep::CudaOnly));
     list.push_back(
         passStep({{[] { return createGpuLaunchHostCombinesPass(); }}}));
     list.push_back(

@@ -13,6 +13,7 @@
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -36,6 +37,8 @@ static PassPipeline getNvvmLoweringPasses(const TargetDescription &target) {
   std::string chip = target.chip, features = target.features;
   PassPipeline passes;
   passes.push_back({[] { return createConvertLinalgToLoopsPass(); }});
+  // ldmatrix and mma.sync (ke-gpu-vector-to-mma) to NVVM.
+  passes.push_back({[] { return createConvertNVGPUToNVVMPass(); }});
   passes.push_back({[] { return createSCFToControlFlowPass(); }});
   // expand-strided-metadata before lower-affine, or translation fails on
   // unrealized casts.

@@ -20,6 +20,8 @@ namespace ke {
 /// Contractions and convolutions: block, thread and register tiles,
 /// reduction tiles, shared-memory promotion (GpuTileRule.cpp).
 const SketchRule &getGpuTileRule();
+/// 16-bit matmuls on tensor cores with mma.sync (GpuMmaRule.cpp).
+const SketchRule &getGpuMmaRule();
 /// Reductions split across the threads of a block (GpuReduceRule.cpp).
 const SketchRule &getGpuReduceRule();
 /// linalg.softmax over its last dimension, one row per thread

@@ -7,6 +7,7 @@
 //   CpuTilingRule.cpp         cpu.tile: multi-level tiling with fusion
 //   CpuRfactorRule.cpp        cpu.rfactor: reductions split across threads
 //   CpuSoftmaxRule.cpp        cpu.softmax
+//   GpuMmaRule.cpp            gpu.mma: 16-bit matmuls on tensor cores
 //   GpuTileRule.cpp           gpu.tile: contractions over blocks, threads
 //   GpuElementwiseRule.cpp    gpu.elementwise
 //   GpuReduceRule.cpp         gpu.reduce: cross-thread reductions
@@ -38,7 +39,8 @@ llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
       &getCpuSoftmaxRule(), &getCpuTilingRule(), &getCpuRfactorRule()};
   // gpu.elementwise takes every structured op, so it comes last.
   static const SketchRule *const cudaRules[] = {
-      &getGpuSoftmaxRule(), &getGpuReduceRule(), &getGpuTileRule(),
+      &getGpuSoftmaxRule(), &getGpuReduceRule(), &getGpuMmaRule(),
+      &getGpuTileRule(),
       &getGpuRowNormRule(), &getGpuElementwiseRule()};
   switch (family) {
   case TargetFamily::Cpu:

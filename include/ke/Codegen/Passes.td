@@ -210,6 +210,28 @@ def GpuHoistAccumulatorTilesPass
   let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
+def GpuVectorToMmaPass : Pass<"ke-gpu-vector-to-mma", "::mlir::ModuleOp"> {
+  let summary = "Turn a launch's warp contractions into ldmatrix and mma.sync";
+  let description = [{
+    In every gpu.launch that holds vector.contract ops (the gpu.mma sketch
+    leaves contractions of one m16n8k16 instruction each, their operands
+    2-D reads of shared memory, their accumulators carried by the stage
+    loop), upstream's convertVectorToNVVMCompatibleMMASync makes ldmatrix
+    loads and nvgpu.mma.sync. MLIR 22 does not lower bf16 mma.sync: a bf16
+    contraction's shared tiles are retyped to f16 bit for bit (writes
+    bitcast), the contraction is converted as f16, and each of its
+    mma.sync ops becomes nvvm.mma.sync with bf16 operands. A contraction
+    the conversion does not take is an error, not a silent scalar loop.
+    CUDA only; launches without contractions are left alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def GpuStageLoopOccupancyPass
     : Pass<"ke-gpu-stage-loop-occupancy", "::mlir::ModuleOp"> {
   let summary = "Bound a shared-memory stage loop's kernel to two blocks per SM";

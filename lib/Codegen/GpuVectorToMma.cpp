@@ -1,0 +1,205 @@
+//===- GpuVectorToMma.cpp - Warp contractions on tensor cores -------------===//
+//
+// ke-gpu-vector-to-mma (ke/Codegen/Passes.td), a step of the CUDA lowering.
+//
+// The gpu.mma sketch leaves, in each gpu.launch, vector.contract ops of one
+// mma.sync instruction each (16x8x16), their operands read from shared
+// memory and their accumulators carried through the stage loop. Upstream's
+// convertVectorToNVVMCompatibleMMASync turns them into ldmatrix and
+// nvgpu.mma.sync, for f16 (and f32 as TF32) but not bf16 in MLIR 22
+// (../shared/notes/tensor-cores-mlir22.md). A bf16 contraction is therefore
+// converted as f16 (the 16-bit patterns move through ldmatrix and registers
+// unchanged: the shared tiles are retyped, their writers bitcast) and each
+// resulting mma.sync is then emitted as nvvm.mma.sync with bf16 operands.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ke/Codegen/Passes.h"
+
+#include "mlir/Conversion/VectorToGPU/VectorToGPU.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/NVGPU/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace ke {
+#define GEN_PASS_DEF_GPUVECTORTOMMAPASS
+#include "ke/Codegen/Passes.h.inc"
+} // namespace ke
+
+namespace {
+
+bool hasBf16Operands(vector::ContractionOp contract) {
+  return getElementTypeOrSelf(contract.getLhsType()).isBF16() &&
+         getElementTypeOrSelf(contract.getRhsType()).isBF16();
+}
+
+/// `type` with f16 elements in place of bf16 ones.
+Type asF16(Type type) {
+  Type f16 = Float16Type::get(type.getContext());
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.clone(f16);
+  if (auto memref = dyn_cast<MemRefType>(type))
+    return MemRefType::get(memref.getShape(), f16, memref.getLayout(),
+                           memref.getMemorySpace());
+  return f16;
+}
+
+/// Retypes the bf16 shared-memory tiles of `launch` to f16, bit for bit:
+/// writes store their vectors bitcast, reads that feed a contraction read
+/// f16 (the contraction then multiplies the same bits as f16, which the
+/// mma.sync rewrite below gives back their bf16 meaning), other reads are
+/// bitcast back. Fails (with a diagnostic) on a use it does not know.
+LogicalResult retypeBf16SharedTiles(gpu::LaunchOp launch) {
+  SmallVector<memref::AllocOp> allocs;
+  launch.walk([&](memref::AllocOp alloc) {
+    if (alloc.getType().getElementType().isBF16())
+      allocs.push_back(alloc);
+  });
+  OpBuilder builder(launch.getContext());
+  for (memref::AllocOp alloc : allocs) {
+    for (Operation *user : alloc->getUsers()) {
+      auto transfer = dyn_cast<VectorTransferOpInterface>(user);
+      if (!transfer || transfer.getBase() != alloc.getResult())
+        return user->emitError("a bf16 shared tile of a tensor-core "
+                               "contraction has a use other than a vector "
+                               "transfer");
+    }
+    alloc.getResult().setType(cast<MemRefType>(asF16(alloc.getType())));
+    for (Operation *user : llvm::to_vector(alloc->getUsers())) {
+      builder.setInsertionPoint(user);
+      if (auto write = dyn_cast<vector::TransferWriteOp>(user)) {
+        Value bits = arith::BitcastOp::create(
+            builder, write.getLoc(), asF16(write.getVectorType()),
+            write.getVector());
+        write.getValueToStoreMutable().assign(bits);
+        continue;
+      }
+      auto read = cast<vector::TransferReadOp>(user);
+      Value padding = arith::BitcastOp::create(
+          builder, read.getLoc(), builder.getF16Type(), read.getPadding());
+      read.getPaddingMutable().assign(padding);
+      Type bf16Type = read.getVectorType();
+      read.getResult().setType(cast<VectorType>(asF16(bf16Type)));
+      builder.setInsertionPointAfter(read);
+      Value back;
+      for (OpOperand &use : llvm::make_early_inc_range(read->getUses())) {
+        if (isa<vector::ContractionOp>(use.getOwner()))
+          continue;
+        if (!back)
+          back = arith::BitcastOp::create(builder, read.getLoc(), bf16Type,
+                                          read.getResult());
+        if (use.getOwner() != back.getDefiningOp())
+          use.set(back);
+      }
+    }
+  }
+  return success();
+}
+
+/// nvgpu.mma.sync on f16 fragments that hold bf16 bits, as nvvm.mma.sync
+/// m16n8k16 with bf16 operands (each pair of 16-bit values one i32
+/// register) and an f32 accumulator.
+LogicalResult emitBf16MmaSync(nvgpu::MmaSyncOp mma, RewriterBase &rewriter) {
+  if (mma.getMmaShapeAsArray() != std::array<int64_t, 3>{16, 8, 16} ||
+      !mma.getMatrixC().getType().getElementType().isF32())
+    return mma.emitError("bf16 tensor-core contractions are emitted as "
+                         "m16n8k16 with an f32 accumulator only");
+  Location loc = mma.getLoc();
+  rewriter.setInsertionPoint(mma);
+  Type i32 = rewriter.getI32Type();
+  auto registers = [&](Value fragment) {
+    SmallVector<Value> values;
+    auto type = cast<VectorType>(fragment.getType());
+    for (int64_t row = 0; row < type.getDimSize(0); ++row) {
+      Value pair = vector::ExtractOp::create(rewriter, loc, fragment, row);
+      values.push_back(LLVM::BitcastOp::create(rewriter, loc, i32, pair));
+    }
+    return values;
+  };
+  SmallVector<Value> a = registers(mma.getMatrixA());
+  SmallVector<Value> b = registers(mma.getMatrixB());
+  VectorType cType = mma.getMatrixC().getType();
+  SmallVector<Value> c;
+  for (int64_t row = 0; row < cType.getDimSize(0); ++row)
+    for (int64_t col = 0; col < cType.getDimSize(1); ++col)
+      c.push_back(vector::ExtractOp::create(rewriter, loc, mma.getMatrixC(),
+                                            ArrayRef<int64_t>{row, col}));
+  Type resultType = LLVM::LLVMStructType::getLiteral(
+      rewriter.getContext(), SmallVector<Type>(c.size(), rewriter.getF32Type()));
+  Value result = NVVM::MmaOp::create(
+      rewriter, loc, resultType, a, b, c, ArrayRef<int64_t>{16, 8, 16},
+      /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                    NVVM::MMATypes::bf16},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> elements;
+  for (int64_t i = 0, e = c.size(); i < e; ++i)
+    elements.push_back(LLVM::ExtractValueOp::create(rewriter, loc, result, i));
+  rewriter.replaceOpWithNewOp<vector::FromElementsOp>(mma, cType, elements);
+  return success();
+}
+
+/// Converts the contractions of one launch; fails with a diagnostic.
+LogicalResult convertLaunch(gpu::LaunchOp launch) {
+  bool bf16 = false;
+  launch.walk([&](vector::ContractionOp contract) {
+    bf16 |= hasBf16Operands(contract);
+  });
+  if (bf16 && failed(retypeBf16SharedTiles(launch)))
+    return failure();
+  MLIRContext *context = launch.getContext();
+  RewritePatternSet prepare(context);
+  populatePrepareVectorToMMAPatterns(prepare, /*useNvGpu=*/true);
+  if (failed(applyPatternsGreedily(launch, std::move(prepare))))
+    return launch.emitError("preparing contractions for mma.sync failed");
+  IRRewriter rewriter(context);
+  if (failed(convertVectorToNVVMCompatibleMMASync(rewriter, launch)))
+    return launch.emitError("contractions could not become mma.sync");
+  // The conversion leaves the replaced vector ops behind, dead.
+  RewritePatternSet cleanup(context);
+  (void)applyPatternsGreedily(launch, std::move(cleanup));
+  WalkResult left = launch.walk([&](vector::ContractionOp contract) {
+    contract.emitError("a contraction the mma.sync lowering did not take "
+                       "(operands must be 2-D reads of shared memory "
+                       "unrolled to 16x8x16)");
+    return WalkResult::interrupt();
+  });
+  if (left.wasInterrupted())
+    return failure();
+  if (!bf16)
+    return success();
+  SmallVector<nvgpu::MmaSyncOp> mmas;
+  launch.walk([&](nvgpu::MmaSyncOp mma) { mmas.push_back(mma); });
+  for (nvgpu::MmaSyncOp mma : mmas)
+    if (failed(emitBf16MmaSync(mma, rewriter)))
+      return failure();
+  return success();
+}
+
+struct GpuVectorToMmaPass
+    : ke::impl::GpuVectorToMmaPassBase<GpuVectorToMmaPass> {
+  void runOnOperation() override {
+    SmallVector<gpu::LaunchOp> launches;
+    getOperation().walk([&](gpu::LaunchOp launch) {
+      if (launch.walk([](vector::ContractionOp) {
+                  return WalkResult::interrupt();
+                }).wasInterrupted())
+        launches.push_back(launch);
+    });
+    for (gpu::LaunchOp launch : launches)
+      if (failed(convertLaunch(launch)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,113 @@
+// RUN: ke-opt %s --ke-gpu-vector-to-mma --split-input-file --verify-diagnostics | FileCheck %s
+
+// A warp's 16x8x16 contraction with its operands in shared memory becomes
+// ldmatrix (A: x4; B, stored K x N: x2 transposed) and mma.sync, its
+// accumulator loaded and stored per lane.
+// CHECK-LABEL: func.func @f16
+// CHECK: gpu.launch
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<16x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: vector.load %{{.*}} : memref<16x8xf32>, vector<2xf32>
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = true} : memref<16x8xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK-COUNT-2: vector.store %{{.*}} : memref<16x8xf32>, vector<2xf32>
+// CHECK-NOT: vector.contract
+#mapA = affine_map<(m, n, k) -> (m, k)>
+#mapB = affine_map<(m, n, k) -> (k, n)>
+#mapC = affine_map<(m, n, k) -> (m, n)>
+func.func @f16(%a: memref<16x16xf16>, %b: memref<16x8xf16>, %c: memref<16x8xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %c0 = arith.constant 0 : index
+    %pad = arith.constant 0.0 : f16
+    %padf = arith.constant 0.0 : f32
+    %sa = memref.alloc() : memref<16x16xf16, #gpu.address_space<workgroup>>
+    %sb = memref.alloc() : memref<16x8xf16, #gpu.address_space<workgroup>>
+    %ga = vector.transfer_read %a[%c0, %c0], %pad {in_bounds = [true, true]} : memref<16x16xf16>, vector<16x16xf16>
+    vector.transfer_write %ga, %sa[%c0, %c0] {in_bounds = [true, true]} : vector<16x16xf16>, memref<16x16xf16, #gpu.address_space<workgroup>>
+    %gb = vector.transfer_read %b[%c0, %c0], %pad {in_bounds = [true, true]} : memref<16x8xf16>, vector<16x8xf16>
+    vector.transfer_write %gb, %sb[%c0, %c0] {in_bounds = [true, true]} : vector<16x8xf16>, memref<16x8xf16, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %row = affine.apply affine_map<()[s0] -> ((s0 floordiv 32) * 16)>()[%tx]
+    %va = vector.transfer_read %sa[%row, %c0], %pad {in_bounds = [true, true]} : memref<16x16xf16, #gpu.address_space<workgroup>>, vector<16x16xf16>
+    %vb = vector.transfer_read %sb[%c0, %c0], %pad {in_bounds = [true, true]} : memref<16x8xf16, #gpu.address_space<workgroup>>, vector<16x8xf16>
+    %vc = vector.transfer_read %c[%c0, %c0], %padf {in_bounds = [true, true]} : memref<16x8xf32>, vector<16x8xf32>
+    %r = vector.contract {indexing_maps = [#mapA, #mapB, #mapC], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %va, %vb, %vc : vector<16x16xf16>, vector<16x8xf16> into vector<16x8xf32>
+    vector.transfer_write %r, %c[%c0, %c0] {in_bounds = [true, true]} : vector<16x8xf32>, memref<16x8xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// bf16: MLIR 22 lowers no bf16 mma.sync. The shared tiles hold the same
+// bits typed f16 (their writes bitcast), ldmatrix loads them as f16, and
+// the instruction is nvvm.mma.sync with bf16 operands, two per i32.
+// CHECK-LABEL: func.func @bf16
+// CHECK: memref.alloc() : memref<16x16xf16, #gpu.address_space<workgroup>>
+// CHECK: memref.alloc() : memref<16x8xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[A:.*]] = vector.transfer_read %{{.*}} : memref<16x16xbf16>, vector<16x16xbf16>
+// CHECK: %[[ABITS:.*]] = arith.bitcast %[[A]] : vector<16x16xbf16> to vector<16x16xf16>
+// CHECK: vector.transfer_write %[[ABITS]]
+// CHECK: nvgpu.ldmatrix {{.*}} -> vector<4x2xf16>
+// CHECK: nvgpu.ldmatrix {{.*}} -> vector<2x2xf16>
+// CHECK: llvm.bitcast %{{.*}} : vector<2xf16> to i32
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: vector.from_elements
+// CHECK-NOT: vector.contract
+#mapA = affine_map<(m, n, k) -> (m, k)>
+#mapB = affine_map<(m, n, k) -> (k, n)>
+#mapC = affine_map<(m, n, k) -> (m, n)>
+func.func @bf16(%a: memref<16x16xbf16>, %b: memref<16x8xbf16>, %c: memref<16x8xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %c0 = arith.constant 0 : index
+    %pad = arith.constant 0.0 : bf16
+    %padf = arith.constant 0.0 : f32
+    %sa = memref.alloc() : memref<16x16xbf16, #gpu.address_space<workgroup>>
+    %sb = memref.alloc() : memref<16x8xbf16, #gpu.address_space<workgroup>>
+    %ga = vector.transfer_read %a[%c0, %c0], %pad {in_bounds = [true, true]} : memref<16x16xbf16>, vector<16x16xbf16>
+    vector.transfer_write %ga, %sa[%c0, %c0] {in_bounds = [true, true]} : vector<16x16xbf16>, memref<16x16xbf16, #gpu.address_space<workgroup>>
+    %gb = vector.transfer_read %b[%c0, %c0], %pad {in_bounds = [true, true]} : memref<16x8xbf16>, vector<16x8xbf16>
+    vector.transfer_write %gb, %sb[%c0, %c0] {in_bounds = [true, true]} : vector<16x8xbf16>, memref<16x8xbf16, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %row = affine.apply affine_map<()[s0] -> ((s0 floordiv 32) * 16)>()[%tx]
+    %va = vector.transfer_read %sa[%row, %c0], %pad {in_bounds = [true, true]} : memref<16x16xbf16, #gpu.address_space<workgroup>>, vector<16x16xbf16>
+    %vb = vector.transfer_read %sb[%c0, %c0], %pad {in_bounds = [true, true]} : memref<16x8xbf16, #gpu.address_space<workgroup>>, vector<16x8xbf16>
+    %vc = vector.transfer_read %c[%c0, %c0], %padf {in_bounds = [true, true]} : memref<16x8xf32>, vector<16x8xf32>
+    %r = vector.contract {indexing_maps = [#mapA, #mapB, #mapC], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %va, %vb, %vc : vector<16x16xbf16>, vector<16x8xbf16> into vector<16x8xf32>
+    vector.transfer_write %r, %c[%c0, %c0] {in_bounds = [true, true]} : vector<16x8xf32>, memref<16x8xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A contraction whose operand is not a read of memory (here a sum of two
+// reads) cannot become mma.sync: upstream's conversion says which op it
+// could not take, and the launch fails; never a silent fallback.
+func.func @not_a_read(%a: memref<16x16xf16>, %b: memref<16x8xf16>, %c: memref<16x8xf32>) {
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{contractions could not become mma.sync}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %c0 = arith.constant 0 : index
+    %pad = arith.constant 0.0 : f16
+    %padf = arith.constant 0.0 : f32
+    %row = affine.apply affine_map<()[s0] -> ((s0 floordiv 32) * 16)>()[%tx]
+    %va = vector.transfer_read %a[%row, %c0], %pad {in_bounds = [true, true]} : memref<16x16xf16>, vector<16x16xf16>
+    // expected-error @+2 {{unhandled vector to mma type}}
+    // expected-error @+1 {{failed to convert op during vector-to-nvgpu conversion}}
+    %vs = arith.addf %va, %va : vector<16x16xf16>
+    %vb = vector.transfer_read %b[%row, %c0], %pad {in_bounds = [true, true]} : memref<16x8xf16>, vector<16x8xf16>
+    %vc = vector.transfer_read %c[%row, %c0], %padf {in_bounds = [true, true]} : memref<16x8xf32>, vector<16x8xf32>
+    %r = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %vs, %vb, %vc : vector<16x16xf16>, vector<16x8xf16> into vector<16x8xf32>
+    vector.transfer_write %r, %c[%row, %c0] {in_bounds = [true, true]} : vector<16x8xf32>, memref<16x8xf32>
+    gpu.terminator
+  }
+  return
+}
