@@ -25,8 +25,13 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/NVGPU/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ke-gpu-vector-to-mma"
 
 using namespace mlir;
 
@@ -149,6 +154,59 @@ LogicalResult emitBf16MmaSync(nvgpu::MmaSyncOp mma, RewriterBase &rewriter) {
   return success();
 }
 
+bool isWorkgroupMemory(Value memref) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  return type && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type);
+}
+
+/// Swizzles the shared tiles of `launch` against bank conflicts: the eight
+/// rows an ldmatrix phase reads lie a row of the tile apart, 64 or 256
+/// bytes, so unswizzled they hit the same four banks. Upstream's
+/// optimizeSharedMemoryReadsAndWrites XORs each access's 16-byte column
+/// with its row; it takes loads and stores (not 2-D transfers), so the
+/// cooperative copies' transfers into shared memory are first unrolled to
+/// rows of at most 16 bytes and lowered to vector.store / vector.load. A
+/// tile it refuses keeps its layout (a slower kernel, not a wrong one).
+void swizzleSharedTiles(gpu::LaunchOp launch) {
+  MLIRContext *context = launch.getContext();
+  RewritePatternSet rows(context);
+  vector::populateVectorUnrollPatterns(
+      rows, vector::UnrollVectorOptions()
+                .setFilterConstraint([](Operation *op) {
+                  auto transfer = dyn_cast<VectorTransferOpInterface>(op);
+                  return success(transfer &&
+                                 isWorkgroupMemory(transfer.getBase()) &&
+                                 transfer.getVectorType().getRank() > 1);
+                })
+                .setNativeShapeFn([](Operation *op)
+                                      -> std::optional<SmallVector<int64_t>> {
+                  // Rows of at most 16 bytes: the swizzle permutes 16-byte
+                  // columns, and a wider access would straddle two.
+                  VectorType type =
+                      cast<VectorTransferOpInterface>(op).getVectorType();
+                  SmallVector<int64_t> shape(type.getRank(), 1);
+                  shape.back() = std::min<int64_t>(
+                      type.getShape().back(),
+                      128 / type.getElementTypeBitWidth());
+                  return shape;
+                }));
+  vector::populateCastAwayVectorLeadingOneDimPatterns(rows);
+  vector::populateVectorTransferLoweringPatterns(rows, /*maxTransferRank=*/1);
+  (void)applyPatternsGreedily(launch, std::move(rows));
+  SmallVector<memref::AllocOp> allocs;
+  launch.walk([&](memref::AllocOp alloc) {
+    if (isWorkgroupMemory(alloc.getResult()))
+      allocs.push_back(alloc);
+  });
+  for (memref::AllocOp alloc : allocs) {
+    bool swizzled = succeeded(
+        nvgpu::optimizeSharedMemoryReadsAndWrites(launch, alloc.getResult()));
+    (void)swizzled;
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << alloc.getType()
+                            << (swizzled ? " swizzled\n" : " kept\n"));
+  }
+}
+
 /// Converts the contractions of one launch; fails with a diagnostic.
 LogicalResult convertLaunch(gpu::LaunchOp launch) {
   bool bf16 = false;
@@ -176,6 +234,7 @@ LogicalResult convertLaunch(gpu::LaunchOp launch) {
   });
   if (left.wasInterrupted())
     return failure();
+  swizzleSharedTiles(launch);
   if (!bf16)
     return success();
   SmallVector<nvgpu::MmaSyncOp> mmas;

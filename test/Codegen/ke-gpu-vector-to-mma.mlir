@@ -2,9 +2,14 @@
 
 // A warp's 16x8x16 contraction with its operands in shared memory becomes
 // ldmatrix (A: x4; B, stored K x N: x2 transposed) and mma.sync, its
-// accumulator loaded and stored per lane.
+// accumulator loaded and stored per lane. The shared tiles are swizzled:
+// their writes become 16-byte stores whose column is XORed with the row,
+// and the ldmatrix reads follow.
 // CHECK-LABEL: func.func @f16
 // CHECK: gpu.launch
+// CHECK: %[[COL:.*]] = arith.xori
+// CHECK: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %[[COL]]] : memref<16x16xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK-NOT: vector.store {{.*}}vector<16xf16>
 // CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<16x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // CHECK: vector.load %{{.*}} : memref<16x8xf32>, vector<2xf32>
 // CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = true} : memref<16x8xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
@@ -49,7 +54,8 @@ func.func @f16(%a: memref<16x16xf16>, %b: memref<16x8xf16>, %c: memref<16x8xf32>
 // CHECK: memref.alloc() : memref<16x8xf16, #gpu.address_space<workgroup>>
 // CHECK: %[[A:.*]] = vector.transfer_read %{{.*}} : memref<16x16xbf16>, vector<16x16xbf16>
 // CHECK: %[[ABITS:.*]] = arith.bitcast %[[A]] : vector<16x16xbf16> to vector<16x16xf16>
-// CHECK: vector.transfer_write %[[ABITS]]
+// CHECK: vector.extract_strided_slice %[[ABITS]]
+// CHECK: vector.store {{.*}} : memref<16x16xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: nvgpu.ldmatrix {{.*}} -> vector<4x2xf16>
 // CHECK: nvgpu.ldmatrix {{.*}} -> vector<2x2xf16>
 // CHECK: llvm.bitcast %{{.*}} : vector<2xf16> to i32
