@@ -16,6 +16,7 @@
 
 #include "ke/Codegen/Passes.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Conversion/VectorToGPU/VectorToGPU.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -24,10 +25,14 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/NVGPU/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/Debug.h"
 
@@ -207,6 +212,240 @@ void swizzleSharedTiles(gpu::LaunchOp launch) {
   }
 }
 
+/// True for a vector.transfer_read of global memory directly in `loop`'s
+/// body: a stage's copy of its A or B tile.
+bool isStageLoad(Operation *op, scf::ForOp loop) {
+  auto read = dyn_cast<vector::TransferReadOp>(op);
+  return read && read->getParentOp() == loop.getOperation() &&
+         !isWorkgroupMemory(read.getBase());
+}
+
+/// Workgroup buffers an op reads and writes; false when it may touch
+/// workgroup memory in a way it does not say.
+bool collectSharedAccesses(Operation *op, llvm::SmallPtrSetImpl<Value> &reads,
+                           llvm::SmallPtrSetImpl<Value> &writes) {
+  if (isMemoryEffectFree(op))
+    return true;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  for (const MemoryEffects::EffectInstance &effect : instances) {
+    Value value = effect.getValue();
+    if (!value)
+      return false;
+    if (!isWorkgroupMemory(value))
+      continue;
+    if (!value.getDefiningOp<memref::AllocOp>())
+      return false;
+    if (isa<MemoryEffects::Write>(effect.getEffect()))
+      writes.insert(value);
+    else if (isa<MemoryEffects::Read>(effect.getEffect()))
+      reads.insert(value);
+  }
+  return true;
+}
+
+/// Erases the barriers of a stage loop's body that order no conflicting
+/// shared-memory accesses: the mapping puts one after every copy, so the
+/// copy of A waits for nothing before B's copy starts. A barrier stays when
+/// a buffer written on one side is read or written on the other (the one
+/// before the multiply, and the one after it, which orders the next
+/// iteration's copies after this one's reads), or when an access cannot
+/// be placed.
+void eraseUnneededStageBarriers(scf::ForOp loop) {
+  SmallVector<gpu::BarrierOp> barriers;
+  for (Operation &op : *loop.getBody())
+    if (auto barrier = dyn_cast<gpu::BarrierOp>(&op))
+      barriers.push_back(barrier);
+  for (gpu::BarrierOp barrier : barriers) {
+    // The accesses since the previous barrier and until the next one.
+    llvm::SmallPtrSet<Value, 4> readsBefore, writesBefore, readsAfter,
+        writesAfter;
+    bool known = true;
+    for (Operation *op = barrier->getPrevNode();
+         op && !isa<gpu::BarrierOp>(op); op = op->getPrevNode())
+      known &= collectSharedAccesses(op, readsBefore, writesBefore);
+    Operation *op = barrier->getNextNode();
+    for (; op && !isa<gpu::BarrierOp>(op) && !op->hasTrait<OpTrait::IsTerminator>();
+         op = op->getNextNode())
+      known &= collectSharedAccesses(op, readsAfter, writesAfter);
+    // The last barrier of the body also orders the next iteration's first
+    // segment, which this walk does not see.
+    if (!op || !isa<gpu::BarrierOp>(op))
+      continue;
+    auto conflict = [](auto &written, auto &other) {
+      return llvm::any_of(written,
+                          [&](Value v) { return other.contains(v); });
+    };
+    if (!known || conflict(writesBefore, readsAfter) ||
+        conflict(writesBefore, writesAfter) ||
+        conflict(writesAfter, readsBefore))
+      continue;
+    barrier->erase();
+  }
+}
+
+/// Software-pipelines a stage loop by one iteration: the global loads of
+/// stage k + 1 are issued at the top of iteration k, into registers, and
+/// stored to shared memory at the top of iteration k + 1. Their latency
+/// then overlaps the ldmatrix and mma.sync of stage k, where without it
+/// every stage waited for its loads with the tensor cores idle (the
+/// barrier at the end of each iteration still keeps the stores of stage
+/// k + 1 after the reads of stage k). Upstream's scf pipeliner does the
+/// rotation (a prologue load, an epilogue stage): stage 0 is the loads
+/// and what computes their indices, stage 1 the rest. A loop it declines
+/// is left as it is; one it fails half way through is an error.
+LogicalResult prefetchStageLoads(gpu::LaunchOp launch) {
+  SmallVector<scf::ForOp> loops;
+  launch.walk([&](scf::ForOp loop) {
+    bool tensorCores = false, loads = false;
+    for (Operation &op : *loop.getBody()) {
+      tensorCores |= isa<nvgpu::MmaSyncOp, NVVM::MmaOp>(op);
+      loads |= isStageLoad(&op, loop);
+    }
+    if (tensorCores && loads)
+      loops.push_back(loop);
+  });
+  IRRewriter rewriter(launch.getContext());
+  for (scf::ForOp loop : loops) {
+    // The stage's shared tiles, allocated in the body, move before the
+    // loop: the pipeliner would otherwise give the peeled last stage
+    // buffers of its own, doubling the block's shared memory. Each
+    // iteration writes a tile whole before reading it, and the barrier at
+    // the end of the body keeps the next iteration's writes after this
+    // one's reads, so one buffer serves every iteration.
+    for (Operation &op : llvm::make_early_inc_range(*loop.getBody())) {
+      auto alloc = dyn_cast<memref::AllocOp>(&op);
+      if (alloc && alloc->getNumOperands() == 0 &&
+          isWorkgroupMemory(alloc.getResult()))
+        alloc->moveBefore(loop);
+    }
+    eraseUnneededStageBarriers(loop);
+    llvm::SetVector<Operation *> early;
+    for (Operation &op : *loop.getBody()) {
+      if (!isStageLoad(&op, loop))
+        continue;
+      BackwardSliceOptions options;
+      options.inclusive = true;
+      options.filter = [&](Operation *o) {
+        return o->getParentOp() == loop.getOperation();
+      };
+      (void)getBackwardSlice(&op, &early, options);
+    }
+    scf::PipeliningOption options;
+    options.getScheduleFn =
+        [&](scf::ForOp forOp,
+            std::vector<std::pair<Operation *, unsigned>> &schedule) {
+          for (Operation &op : forOp.getBody()->without_terminator())
+            if (early.contains(&op))
+              schedule.emplace_back(&op, 0);
+          for (Operation &op : forOp.getBody()->without_terminator())
+            if (!early.contains(&op))
+              schedule.emplace_back(&op, 1);
+        };
+    bool modified = false;
+    rewriter.setInsertionPoint(loop);
+    Location loc = loop.getLoc();
+    if (succeeded(scf::pipelineForLoop(rewriter, loop, options, &modified)))
+      continue;
+    // A pipeliner that gave up half way leaves IR nobody can trust.
+    if (modified)
+      return emitError(loc, "pipelining the stage loop failed half way");
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] stage loop left as it is\n");
+  }
+  return success();
+}
+
+/// The constant splat `write` stores, or null.
+Attribute splatWritten(vector::TransferWriteOp write) {
+  DenseElementsAttr value;
+  if (!matchPattern(write.getVector(), m_Constant(&value)) ||
+      !value.isSplat())
+    return {};
+  return value;
+}
+
+/// True when `a` and `b` move the same elements of the same buffer.
+bool sameTransferTile(VectorTransferOpInterface a,
+                      VectorTransferOpInterface b) {
+  return a.getBase() == b.getBase() && a.getIndices() == b.getIndices() &&
+         a.getVectorType() == b.getVectorType() &&
+         a.getPermutationMap() == b.getPermutationMap();
+}
+
+/// The accumulators start from the output tile the fill wrote: each warp
+/// stores its zeros to global memory, waits at a barrier, and reads them
+/// back before the stage loop (64 KiB each way for a 128x128 f32 block).
+/// The read takes the stored constant instead, when every write to its
+/// buffer since that store is the same constant; and a fill that nothing
+/// reads any more, and that a later write of the same tile in the same
+/// block overwrites, is erased.
+void forwardAccumulatorFills(gpu::LaunchOp launch) {
+  SmallVector<vector::TransferReadOp> reads;
+  launch.walk([&](vector::TransferReadOp read) {
+    if (!isWorkgroupMemory(read.getBase()) && !read.getMask())
+      reads.push_back(read);
+  });
+  OpBuilder builder(launch.getContext());
+  for (vector::TransferReadOp read : reads) {
+    vector::TransferWriteOp source;
+    for (Operation *op = read->getPrevNode(); op && !source;
+         op = op->getPrevNode()) {
+      if (isa<gpu::BarrierOp>(op) || isMemoryEffectFree(op))
+        continue;
+      auto write = dyn_cast<vector::TransferWriteOp>(op);
+      if (!write) {
+        auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+        if (!effects || effects.getEffectOnValue<MemoryEffects::Write>(
+                            read.getBase()) ||
+            !effects.hasEffect<MemoryEffects::Write>() ||
+            llvm::any_of(op->getOperands(), [&](Value v) {
+              return v == read.getBase();
+            }))
+          break;
+        continue;
+      }
+      if (write.getBase() != read.getBase() || !splatWritten(write) ||
+          write.getMask())
+        break;
+      if (sameTransferTile(write, read))
+        source = write;
+    }
+    auto constant = source ? source.getVector().getDefiningOp<arith::ConstantOp>()
+                           : arith::ConstantOp();
+    if (!constant || source.getVectorType() != read.getVectorType())
+      continue;
+    builder.setInsertionPoint(read);
+    read.getResult().replaceAllUsesWith(
+        builder.clone(*constant)->getResult(0));
+    read->erase();
+  }
+  SmallVector<vector::TransferWriteOp> fills;
+  launch.walk([&](vector::TransferWriteOp write) {
+    if (splatWritten(write) && !isWorkgroupMemory(write.getBase()))
+      fills.push_back(write);
+  });
+  for (vector::TransferWriteOp fill : fills) {
+    Value base = fill.getBase();
+    bool read = llvm::any_of(base.getUsers(), [&](Operation *user) {
+      auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+      return !effects || effects.getEffectOnValue<MemoryEffects::Read>(base);
+    });
+    if (read)
+      continue;
+    bool overwritten = false;
+    for (Operation *op = fill->getNextNode(); op && !overwritten;
+         op = op->getNextNode())
+      if (auto later = dyn_cast<vector::TransferWriteOp>(op))
+        overwritten = later != fill && !later.getMask() &&
+                      sameTransferTile(later, fill);
+    if (overwritten)
+      fill->erase();
+  }
+}
+
 /// Converts the contractions of one launch; fails with a diagnostic.
 LogicalResult convertLaunch(gpu::LaunchOp launch) {
   bool bf16 = false;
@@ -215,6 +454,7 @@ LogicalResult convertLaunch(gpu::LaunchOp launch) {
   });
   if (bf16 && failed(retypeBf16SharedTiles(launch)))
     return failure();
+  forwardAccumulatorFills(launch);
   MLIRContext *context = launch.getContext();
   RewritePatternSet prepare(context);
   populatePrepareVectorToMMAPatterns(prepare, /*useNvGpu=*/true);
@@ -223,8 +463,12 @@ LogicalResult convertLaunch(gpu::LaunchOp launch) {
   IRRewriter rewriter(context);
   if (failed(convertVectorToNVVMCompatibleMMASync(rewriter, launch)))
     return launch.emitError("contractions could not become mma.sync");
-  // The conversion leaves the replaced vector ops behind, dead.
+  // The conversion leaves the replaced vector ops behind, dead, and the
+  // stage loop still carrying the replaced accumulators (each yielding its
+  // loop-invariant initial value), which the pipeliner below cannot take:
+  // the loop's canonicalization drops them.
   RewritePatternSet cleanup(context);
+  scf::ForOp::getCanonicalizationPatterns(cleanup, context);
   (void)applyPatternsGreedily(launch, std::move(cleanup));
   WalkResult left = launch.walk([&](vector::ContractionOp contract) {
     contract.emitError("a contraction the mma.sync lowering did not take "
@@ -235,14 +479,14 @@ LogicalResult convertLaunch(gpu::LaunchOp launch) {
   if (left.wasInterrupted())
     return failure();
   swizzleSharedTiles(launch);
-  if (!bf16)
-    return success();
-  SmallVector<nvgpu::MmaSyncOp> mmas;
-  launch.walk([&](nvgpu::MmaSyncOp mma) { mmas.push_back(mma); });
-  for (nvgpu::MmaSyncOp mma : mmas)
-    if (failed(emitBf16MmaSync(mma, rewriter)))
-      return failure();
-  return success();
+  if (bf16) {
+    SmallVector<nvgpu::MmaSyncOp> mmas;
+    launch.walk([&](nvgpu::MmaSyncOp mma) { mmas.push_back(mma); });
+    for (nvgpu::MmaSyncOp mma : mmas)
+      if (failed(emitBf16MmaSync(mma, rewriter)))
+        return failure();
+  }
+  return prefetchStageLoads(launch);
 }
 
 struct GpuVectorToMmaPass

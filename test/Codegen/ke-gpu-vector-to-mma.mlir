@@ -117,3 +117,66 @@ func.func @not_a_read(%a: memref<16x16xf16>, %b: memref<16x8xf16>, %c: memref<16
   }
   return
 }
+
+// -----
+
+// The stage loop is pipelined by one stage: the global loads of the first
+// stage move before the loop, each iteration loads the next stage into
+// registers (carried as iter_args) before it stores the current one to
+// shared memory and multiplies it, and the last stage runs after the loop.
+// The accumulator starts from the fill's constant, not from a read of the
+// zeros the fill stored (which nothing reads any more, and the final store
+// overwrites: erased); the barrier between the two copies, which write
+// different tiles, is erased; the ones before and after the multiply stay.
+// CHECK-LABEL: func.func @stage_loop
+// CHECK-NOT: vector.load %{{.*}} : memref<16x8xf32>
+// CHECK-NOT: vector.transfer_write %{{.*}} : vector<16x8xf32>, memref<16x8xf32>
+// CHECK: %[[A0:.*]] = vector.transfer_read %{{.*}} : memref<16x64xf16>, vector<16x16xf16>
+// CHECK: %[[B0:.*]] = vector.transfer_read %{{.*}} : memref<64x8xf16>, vector<16x8xf16>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %cst{{.*}}, %[[A:.*]] = %[[A0]], %[[B:.*]] = %[[B0]])
+// CHECK: %[[NEXTA:.*]] = vector.transfer_read %{{.*}} : memref<16x64xf16>, vector<16x16xf16>
+// CHECK: %[[NEXTB:.*]] = vector.transfer_read %{{.*}} : memref<64x8xf16>, vector<16x8xf16>
+// CHECK: vector.extract_strided_slice %[[A]]
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.extract %[[B]][0]
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: nvgpu.mma.sync
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield %{{.*}}, %[[NEXTA]], %[[NEXTB]]
+// CHECK: nvgpu.mma.sync
+// CHECK: vector.store %{{.*}} : memref<16x8xf32>, vector<2xf32>
+func.func @stage_loop(%a: memref<16x64xf16>, %b: memref<64x8xf16>, %c: memref<16x8xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %c64 = arith.constant 64 : index
+    %pad = arith.constant 0.0 : f16
+    %padf = arith.constant 0.0 : f32
+    %row = affine.apply affine_map<()[s0] -> ((s0 floordiv 32) * 16)>()[%tx]
+    %sa = memref.alloc() : memref<16x16xf16, #gpu.address_space<workgroup>>
+    %sb = memref.alloc() : memref<16x8xf16, #gpu.address_space<workgroup>>
+    %zero = arith.constant dense<0.0> : vector<16x8xf32>
+    vector.transfer_write %zero, %c[%row, %c0] {in_bounds = [true, true]} : vector<16x8xf32>, memref<16x8xf32>
+    gpu.barrier
+    %init = vector.transfer_read %c[%row, %c0], %padf {in_bounds = [true, true]} : memref<16x8xf32>, vector<16x8xf32>
+    %acc = scf.for %k = %c0 to %c64 step %c16 iter_args(%sum = %init) -> (vector<16x8xf32>) {
+      %ga = vector.transfer_read %a[%c0, %k], %pad {in_bounds = [true, true]} : memref<16x64xf16>, vector<16x16xf16>
+      vector.transfer_write %ga, %sa[%c0, %c0] {in_bounds = [true, true]} : vector<16x16xf16>, memref<16x16xf16, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %gb = vector.transfer_read %b[%k, %c0], %pad {in_bounds = [true, true]} : memref<64x8xf16>, vector<16x8xf16>
+      vector.transfer_write %gb, %sb[%c0, %c0] {in_bounds = [true, true]} : vector<16x8xf16>, memref<16x8xf16, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %va = vector.transfer_read %sa[%row, %c0], %pad {in_bounds = [true, true]} : memref<16x16xf16, #gpu.address_space<workgroup>>, vector<16x16xf16>
+      %vb = vector.transfer_read %sb[%c0, %c0], %pad {in_bounds = [true, true]} : memref<16x8xf16, #gpu.address_space<workgroup>>, vector<16x8xf16>
+      %r = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %va, %vb, %sum : vector<16x16xf16>, vector<16x8xf16> into vector<16x8xf32>
+      gpu.barrier
+      scf.yield %r : vector<16x8xf32>
+    }
+    vector.transfer_write %acc, %c[%row, %c0] {in_bounds = [true, true]} : vector<16x8xf32>, memref<16x8xf32>
+    gpu.terminator
+  }
+  return
+}
