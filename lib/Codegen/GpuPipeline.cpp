@@ -110,6 +110,9 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
     list.push_back(passStep({{[] { return createGpuVectorToMmaPass(); }}},
                             GpuLoweringStep::CudaOnly));
     list.push_back(
+        passStep({{[] { return createGpuPipelineStageCopiesPass(); }}},
+                 GpuLoweringStep::CudaOnly));
+    list.push_back(
         passStep({{[] { return createGpuLaunchHostCombinesPass(); }}}));
     list.push_back(
         passStep({{[] { return createGpuWrapUnmappedKernelPass(); }}}));

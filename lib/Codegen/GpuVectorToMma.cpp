@@ -10,13 +10,16 @@
 // (../shared/notes/tensor-cores-mlir22.md). A bf16 contraction is therefore
 // converted as f16 (the 16-bit patterns move through ldmatrix and registers
 // unchanged: the shared tiles are retyped, their writers bitcast) and each
-// resulting mma.sync is then emitted as nvvm.mma.sync with bf16 operands.
+// resulting mma.sync is then emitted as nvvm.mma.sync with bf16 operands;
+// the tiles get their bf16 type back after. On the way, the cooperative
+// copies become 16-byte row loads and stores, the shared tiles are
+// swizzled, and the accumulators start from the fill's constant. The stage
+// loop is pipelined by the next step, ke-gpu-pipeline-stage-copies.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ke/Codegen/Passes.h"
 
-#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Conversion/VectorToGPU/VectorToGPU.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -26,7 +29,6 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/NVGPU/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -68,8 +70,9 @@ Type asF16(Type type) {
 /// f16 (the contraction then multiplies the same bits as f16, which the
 /// mma.sync rewrite below gives back their bf16 meaning), other reads are
 /// bitcast back. Fails (with a diagnostic) on a use it does not know.
-LogicalResult retypeBf16SharedTiles(gpu::LaunchOp launch) {
-  SmallVector<memref::AllocOp> allocs;
+LogicalResult
+retypeBf16SharedTiles(gpu::LaunchOp launch,
+                      SmallVectorImpl<memref::AllocOp> &allocs) {
   launch.walk([&](memref::AllocOp alloc) {
     if (alloc.getType().getElementType().isBF16())
       allocs.push_back(alloc);
@@ -78,14 +81,23 @@ LogicalResult retypeBf16SharedTiles(gpu::LaunchOp launch) {
   for (memref::AllocOp alloc : allocs) {
     for (Operation *user : alloc->getUsers()) {
       auto transfer = dyn_cast<VectorTransferOpInterface>(user);
-      if (!transfer || transfer.getBase() != alloc.getResult())
+      auto store = dyn_cast<vector::StoreOp>(user);
+      if (!(transfer && transfer.getBase() == alloc.getResult()) &&
+          !(store && store.getBase() == alloc.getResult()))
         return user->emitError("a bf16 shared tile of a tensor-core "
                                "contraction has a use other than a vector "
-                               "transfer");
+                               "transfer or store");
     }
     alloc.getResult().setType(cast<MemRefType>(asF16(alloc.getType())));
     for (Operation *user : llvm::to_vector(alloc->getUsers())) {
       builder.setInsertionPoint(user);
+      if (auto store = dyn_cast<vector::StoreOp>(user)) {
+        Value bits = arith::BitcastOp::create(
+            builder, store.getLoc(), asF16(store.getVectorType()),
+            store.getValueToStore());
+        store.getValueToStoreMutable().assign(bits);
+        continue;
+      }
       if (auto write = dyn_cast<vector::TransferWriteOp>(user)) {
         Value bits = arith::BitcastOp::create(
             builder, write.getLoc(), asF16(write.getVectorType()),
@@ -109,6 +121,45 @@ LogicalResult retypeBf16SharedTiles(gpu::LaunchOp launch) {
                                           read.getResult());
         if (use.getOwner() != back.getDefiningOp())
           use.set(back);
+      }
+    }
+  }
+  return success();
+}
+
+/// After the conversion, gives the retyped tiles back their bf16 type, so
+/// that each copy into them is again a bf16 load and store of the same
+/// bits (what cp.async needs, ke-gpu-pipeline-stage-copies): the stores'
+/// bitcasts are dropped, the ldmatrix loads and the fragment rows taken
+/// from them become bf16 (the mma.sync operands are their bits as i32).
+LogicalResult retypeSharedTilesToBf16(ArrayRef<memref::AllocOp> allocs) {
+  for (memref::AllocOp alloc : allocs) {
+    Type bf16 = BFloat16Type::get(alloc.getContext());
+    MemRefType type = alloc.getType();
+    alloc.getResult().setType(MemRefType::get(
+        type.getShape(), bf16, type.getLayout(), type.getMemorySpace()));
+    for (Operation *user : llvm::to_vector(alloc->getUsers())) {
+      if (auto store = dyn_cast<vector::StoreOp>(user)) {
+        auto bits = store.getValueToStore().getDefiningOp<arith::BitcastOp>();
+        if (!bits || !getElementTypeOrSelf(bits.getIn().getType()).isBF16())
+          return store.emitError("a bf16 shared tile's store lost its value");
+        store.getValueToStoreMutable().assign(bits.getIn());
+        continue;
+      }
+      auto load = dyn_cast<nvgpu::LdMatrixOp>(user);
+      if (!load)
+        return user->emitError("a bf16 shared tile has a use other than "
+                               "stores and ldmatrix after the conversion");
+      load.getResult().setType(load.getType().clone(bf16));
+      for (Operation *row : load->getUsers()) {
+        auto extract = dyn_cast<vector::ExtractOp>(row);
+        if (!extract || !llvm::all_of(extract->getUsers(), [](Operation *u) {
+              return isa<LLVM::BitcastOp>(u);
+            }))
+          return row->emitError("an ldmatrix of a bf16 tile feeds something "
+                                "other than mma.sync operands");
+        extract.getResult().setType(
+            cast<VectorType>(extract.getType()).clone(bf16));
       }
     }
   }
@@ -164,40 +215,69 @@ bool isWorkgroupMemory(Value memref) {
   return type && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type);
 }
 
+/// True for a transfer of a cooperative copy into shared memory: a write
+/// to workgroup memory, or a read of global memory that only such writes
+/// use.
+bool isSharedCopyTransfer(Operation *op) {
+  auto writesShared = [](Operation *user) {
+    auto write = dyn_cast<vector::TransferWriteOp>(user);
+    return write && isWorkgroupMemory(write.getBase());
+  };
+  if (writesShared(op))
+    return true;
+  auto read = dyn_cast<vector::TransferReadOp>(op);
+  return read && !isWorkgroupMemory(read.getBase()) && !read->use_empty() &&
+         llvm::all_of(read->getUsers(), writesShared);
+}
+
+/// The cooperative copies into shared memory become rows of at most 16
+/// bytes, each a vector.load of global memory and a vector.store of shared
+/// memory: what the swizzle below takes (loads and stores, no 2-D
+/// transfers), and what cp.async is made of (ke-gpu-pipeline-stage-copies).
+/// The contractions' reads of shared memory stay 2-D (ldmatrix).
+void lowerCopiesToRows(gpu::LaunchOp launch) {
+  MLIRContext *context = launch.getContext();
+  // Rows of at most 16 bytes: the swizzle permutes 16-byte columns, and a
+  // wider access would straddle two.
+  auto rowShape = [](Operation *op) -> std::optional<SmallVector<int64_t>> {
+    VectorType type = cast<VectorTransferOpInterface>(op).getVectorType();
+    SmallVector<int64_t> shape(type.getRank(), 1);
+    shape.back() = std::min<int64_t>(type.getShape().back(),
+                                     128 / type.getElementTypeBitWidth());
+    return shape;
+  };
+  // The reads first (a read's users stop being the copy's writes once
+  // those are unrolled), then the writes, whose rows then fold to the
+  // rows read.
+  for (bool reads : {true, false}) {
+    RewritePatternSet rows(context);
+    vector::populateVectorUnrollPatterns(
+        rows, vector::UnrollVectorOptions()
+                  .setFilterConstraint([reads](Operation *op) {
+                    return success(
+                        isSharedCopyTransfer(op) &&
+                        isa<vector::TransferReadOp>(op) == reads &&
+                        cast<VectorTransferOpInterface>(op)
+                                .getVectorType()
+                                .getRank() > 1);
+                  })
+                  .setNativeShapeFn(rowShape));
+    if (!reads) {
+      vector::populateCastAwayVectorLeadingOneDimPatterns(rows);
+      vector::populateVectorTransferLoweringPatterns(rows,
+                                                     /*maxTransferRank=*/1);
+    }
+    (void)applyPatternsGreedily(launch, std::move(rows));
+  }
+}
+
 /// Swizzles the shared tiles of `launch` against bank conflicts: the eight
 /// rows an ldmatrix phase reads lie a row of the tile apart, 64 or 256
 /// bytes, so unswizzled they hit the same four banks. Upstream's
 /// optimizeSharedMemoryReadsAndWrites XORs each access's 16-byte column
-/// with its row; it takes loads and stores (not 2-D transfers), so the
-/// cooperative copies' transfers into shared memory are first unrolled to
-/// rows of at most 16 bytes and lowered to vector.store / vector.load. A
-/// tile it refuses keeps its layout (a slower kernel, not a wrong one).
+/// with its row (the copies' stores and the ldmatrix loads alike). A tile
+/// it refuses keeps its layout (a slower kernel, not a wrong one).
 void swizzleSharedTiles(gpu::LaunchOp launch) {
-  MLIRContext *context = launch.getContext();
-  RewritePatternSet rows(context);
-  vector::populateVectorUnrollPatterns(
-      rows, vector::UnrollVectorOptions()
-                .setFilterConstraint([](Operation *op) {
-                  auto transfer = dyn_cast<VectorTransferOpInterface>(op);
-                  return success(transfer &&
-                                 isWorkgroupMemory(transfer.getBase()) &&
-                                 transfer.getVectorType().getRank() > 1);
-                })
-                .setNativeShapeFn([](Operation *op)
-                                      -> std::optional<SmallVector<int64_t>> {
-                  // Rows of at most 16 bytes: the swizzle permutes 16-byte
-                  // columns, and a wider access would straddle two.
-                  VectorType type =
-                      cast<VectorTransferOpInterface>(op).getVectorType();
-                  SmallVector<int64_t> shape(type.getRank(), 1);
-                  shape.back() = std::min<int64_t>(
-                      type.getShape().back(),
-                      128 / type.getElementTypeBitWidth());
-                  return shape;
-                }));
-  vector::populateCastAwayVectorLeadingOneDimPatterns(rows);
-  vector::populateVectorTransferLoweringPatterns(rows, /*maxTransferRank=*/1);
-  (void)applyPatternsGreedily(launch, std::move(rows));
   SmallVector<memref::AllocOp> allocs;
   launch.walk([&](memref::AllocOp alloc) {
     if (isWorkgroupMemory(alloc.getResult()))
@@ -210,152 +290,6 @@ void swizzleSharedTiles(gpu::LaunchOp launch) {
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << alloc.getType()
                             << (swizzled ? " swizzled\n" : " kept\n"));
   }
-}
-
-/// True for a vector.transfer_read of global memory directly in `loop`'s
-/// body: a stage's copy of its A or B tile.
-bool isStageLoad(Operation *op, scf::ForOp loop) {
-  auto read = dyn_cast<vector::TransferReadOp>(op);
-  return read && read->getParentOp() == loop.getOperation() &&
-         !isWorkgroupMemory(read.getBase());
-}
-
-/// Workgroup buffers an op reads and writes; false when it may touch
-/// workgroup memory in a way it does not say.
-bool collectSharedAccesses(Operation *op, llvm::SmallPtrSetImpl<Value> &reads,
-                           llvm::SmallPtrSetImpl<Value> &writes) {
-  if (isMemoryEffectFree(op))
-    return true;
-  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-  if (!effects)
-    return false;
-  SmallVector<MemoryEffects::EffectInstance> instances;
-  effects.getEffects(instances);
-  for (const MemoryEffects::EffectInstance &effect : instances) {
-    Value value = effect.getValue();
-    if (!value)
-      return false;
-    if (!isWorkgroupMemory(value))
-      continue;
-    if (!value.getDefiningOp<memref::AllocOp>())
-      return false;
-    if (isa<MemoryEffects::Write>(effect.getEffect()))
-      writes.insert(value);
-    else if (isa<MemoryEffects::Read>(effect.getEffect()))
-      reads.insert(value);
-  }
-  return true;
-}
-
-/// Erases the barriers of a stage loop's body that order no conflicting
-/// shared-memory accesses: the mapping puts one after every copy, so the
-/// copy of A waits for nothing before B's copy starts. A barrier stays when
-/// a buffer written on one side is read or written on the other (the one
-/// before the multiply, and the one after it, which orders the next
-/// iteration's copies after this one's reads), or when an access cannot
-/// be placed.
-void eraseUnneededStageBarriers(scf::ForOp loop) {
-  SmallVector<gpu::BarrierOp> barriers;
-  for (Operation &op : *loop.getBody())
-    if (auto barrier = dyn_cast<gpu::BarrierOp>(&op))
-      barriers.push_back(barrier);
-  for (gpu::BarrierOp barrier : barriers) {
-    // The accesses since the previous barrier and until the next one.
-    llvm::SmallPtrSet<Value, 4> readsBefore, writesBefore, readsAfter,
-        writesAfter;
-    bool known = true;
-    for (Operation *op = barrier->getPrevNode();
-         op && !isa<gpu::BarrierOp>(op); op = op->getPrevNode())
-      known &= collectSharedAccesses(op, readsBefore, writesBefore);
-    Operation *op = barrier->getNextNode();
-    for (; op && !isa<gpu::BarrierOp>(op) && !op->hasTrait<OpTrait::IsTerminator>();
-         op = op->getNextNode())
-      known &= collectSharedAccesses(op, readsAfter, writesAfter);
-    // The last barrier of the body also orders the next iteration's first
-    // segment, which this walk does not see.
-    if (!op || !isa<gpu::BarrierOp>(op))
-      continue;
-    auto conflict = [](auto &written, auto &other) {
-      return llvm::any_of(written,
-                          [&](Value v) { return other.contains(v); });
-    };
-    if (!known || conflict(writesBefore, readsAfter) ||
-        conflict(writesBefore, writesAfter) ||
-        conflict(writesAfter, readsBefore))
-      continue;
-    barrier->erase();
-  }
-}
-
-/// Software-pipelines a stage loop by one iteration: the global loads of
-/// stage k + 1 are issued at the top of iteration k, into registers, and
-/// stored to shared memory at the top of iteration k + 1. Their latency
-/// then overlaps the ldmatrix and mma.sync of stage k, where without it
-/// every stage waited for its loads with the tensor cores idle (the
-/// barrier at the end of each iteration still keeps the stores of stage
-/// k + 1 after the reads of stage k). Upstream's scf pipeliner does the
-/// rotation (a prologue load, an epilogue stage): stage 0 is the loads
-/// and what computes their indices, stage 1 the rest. A loop it declines
-/// is left as it is; one it fails half way through is an error.
-LogicalResult prefetchStageLoads(gpu::LaunchOp launch) {
-  SmallVector<scf::ForOp> loops;
-  launch.walk([&](scf::ForOp loop) {
-    bool tensorCores = false, loads = false;
-    for (Operation &op : *loop.getBody()) {
-      tensorCores |= isa<nvgpu::MmaSyncOp, NVVM::MmaOp>(op);
-      loads |= isStageLoad(&op, loop);
-    }
-    if (tensorCores && loads)
-      loops.push_back(loop);
-  });
-  IRRewriter rewriter(launch.getContext());
-  for (scf::ForOp loop : loops) {
-    // The stage's shared tiles, allocated in the body, move before the
-    // loop: the pipeliner would otherwise give the peeled last stage
-    // buffers of its own, doubling the block's shared memory. Each
-    // iteration writes a tile whole before reading it, and the barrier at
-    // the end of the body keeps the next iteration's writes after this
-    // one's reads, so one buffer serves every iteration.
-    for (Operation &op : llvm::make_early_inc_range(*loop.getBody())) {
-      auto alloc = dyn_cast<memref::AllocOp>(&op);
-      if (alloc && alloc->getNumOperands() == 0 &&
-          isWorkgroupMemory(alloc.getResult()))
-        alloc->moveBefore(loop);
-    }
-    eraseUnneededStageBarriers(loop);
-    llvm::SetVector<Operation *> early;
-    for (Operation &op : *loop.getBody()) {
-      if (!isStageLoad(&op, loop))
-        continue;
-      BackwardSliceOptions options;
-      options.inclusive = true;
-      options.filter = [&](Operation *o) {
-        return o->getParentOp() == loop.getOperation();
-      };
-      (void)getBackwardSlice(&op, &early, options);
-    }
-    scf::PipeliningOption options;
-    options.getScheduleFn =
-        [&](scf::ForOp forOp,
-            std::vector<std::pair<Operation *, unsigned>> &schedule) {
-          for (Operation &op : forOp.getBody()->without_terminator())
-            if (early.contains(&op))
-              schedule.emplace_back(&op, 0);
-          for (Operation &op : forOp.getBody()->without_terminator())
-            if (!early.contains(&op))
-              schedule.emplace_back(&op, 1);
-        };
-    bool modified = false;
-    rewriter.setInsertionPoint(loop);
-    Location loc = loop.getLoc();
-    if (succeeded(scf::pipelineForLoop(rewriter, loop, options, &modified)))
-      continue;
-    // A pipeliner that gave up half way leaves IR nobody can trust.
-    if (modified)
-      return emitError(loc, "pipelining the stage loop failed half way");
-    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] stage loop left as it is\n");
-  }
-  return success();
 }
 
 /// The constant splat `write` stores, or null.
@@ -452,9 +386,11 @@ LogicalResult convertLaunch(gpu::LaunchOp launch) {
   launch.walk([&](vector::ContractionOp contract) {
     bf16 |= hasBf16Operands(contract);
   });
-  if (bf16 && failed(retypeBf16SharedTiles(launch)))
-    return failure();
   forwardAccumulatorFills(launch);
+  lowerCopiesToRows(launch);
+  SmallVector<memref::AllocOp> retyped;
+  if (bf16 && failed(retypeBf16SharedTiles(launch, retyped)))
+    return failure();
   MLIRContext *context = launch.getContext();
   RewritePatternSet prepare(context);
   populatePrepareVectorToMMAPatterns(prepare, /*useNvGpu=*/true);
@@ -485,8 +421,10 @@ LogicalResult convertLaunch(gpu::LaunchOp launch) {
     for (nvgpu::MmaSyncOp mma : mmas)
       if (failed(emitBf16MmaSync(mma, rewriter)))
         return failure();
+    if (failed(retypeSharedTilesToBf16(retyped)))
+      return failure();
   }
-  return prefetchStageLoads(launch);
+  return success();
 }
 
 struct GpuVectorToMmaPass

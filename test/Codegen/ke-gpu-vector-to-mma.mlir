@@ -46,19 +46,20 @@ func.func @f16(%a: memref<16x16xf16>, %b: memref<16x8xf16>, %c: memref<16x8xf32>
 
 // -----
 
-// bf16: MLIR 22 lowers no bf16 mma.sync. The shared tiles hold the same
-// bits typed f16 (their writes bitcast), ldmatrix loads them as f16, and
-// the instruction is nvvm.mma.sync with bf16 operands, two per i32.
+// bf16: MLIR 22 lowers no bf16 mma.sync. The contraction is converted as
+// f16 on the same bits (the shared tiles retyped for the conversion), each
+// mma.sync is then nvvm.mma.sync with bf16 operands, two per i32, and the
+// tiles get their bf16 type back: the copies are bf16 loads and stores
+// again, ldmatrix loads bf16.
 // CHECK-LABEL: func.func @bf16
-// CHECK: memref.alloc() : memref<16x16xf16, #gpu.address_space<workgroup>>
-// CHECK: memref.alloc() : memref<16x8xf16, #gpu.address_space<workgroup>>
-// CHECK: %[[A:.*]] = vector.transfer_read %{{.*}} : memref<16x16xbf16>, vector<16x16xbf16>
-// CHECK: %[[ABITS:.*]] = arith.bitcast %[[A]] : vector<16x16xbf16> to vector<16x16xf16>
-// CHECK: vector.extract_strided_slice %[[ABITS]]
-// CHECK: vector.store {{.*}} : memref<16x16xf16, #gpu.address_space<workgroup>>, vector<8xf16>
-// CHECK: nvgpu.ldmatrix {{.*}} -> vector<4x2xf16>
-// CHECK: nvgpu.ldmatrix {{.*}} -> vector<2x2xf16>
-// CHECK: llvm.bitcast %{{.*}} : vector<2xf16> to i32
+// CHECK: memref.alloc() : memref<16x16xbf16, #gpu.address_space<workgroup>>
+// CHECK: memref.alloc() : memref<16x8xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[A:.*]] = vector.load %{{.*}} : memref<16x16xbf16>, vector<8xbf16>
+// CHECK: vector.store %[[A]], {{.*}} : memref<16x16xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK-NOT: {{[^b]}}f16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.ldmatrix {{.*}} -> vector<4x2xbf16>
+// CHECK: nvgpu.ldmatrix {{.*}} -> vector<2x2xbf16>
+// CHECK: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-NOT: nvgpu.mma.sync
 // CHECK: vector.from_elements
@@ -120,30 +121,17 @@ func.func @not_a_read(%a: memref<16x16xf16>, %b: memref<16x8xf16>, %c: memref<16
 
 // -----
 
-// The stage loop is pipelined by one stage: the global loads of the first
-// stage move before the loop, each iteration loads the next stage into
-// registers (carried as iter_args) before it stores the current one to
-// shared memory and multiplies it, and the last stage runs after the loop.
-// The accumulator starts from the fill's constant, not from a read of the
-// zeros the fill stored (which nothing reads any more, and the final store
-// overwrites: erased); the barrier between the two copies, which write
-// different tiles, is erased; the ones before and after the multiply stay.
+// The cooperative copies become 16-byte row loads and stores (what
+// cp.async is made of, ke-gpu-pipeline-stage-copies); the accumulator
+// starts from the fill's constant, not from a read of the zeros the fill
+// stored (which nothing reads any more, and the final store overwrites:
+// erased).
 // CHECK-LABEL: func.func @stage_loop
 // CHECK-NOT: vector.load %{{.*}} : memref<16x8xf32>
 // CHECK-NOT: vector.transfer_write %{{.*}} : vector<16x8xf32>, memref<16x8xf32>
-// CHECK: %[[A0:.*]] = vector.transfer_read %{{.*}} : memref<16x64xf16>, vector<16x16xf16>
-// CHECK: %[[B0:.*]] = vector.transfer_read %{{.*}} : memref<64x8xf16>, vector<16x8xf16>
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %cst{{.*}}, %[[A:.*]] = %[[A0]], %[[B:.*]] = %[[B0]])
-// CHECK: %[[NEXTA:.*]] = vector.transfer_read %{{.*}} : memref<16x64xf16>, vector<16x16xf16>
-// CHECK: %[[NEXTB:.*]] = vector.transfer_read %{{.*}} : memref<64x8xf16>, vector<16x8xf16>
-// CHECK: vector.extract_strided_slice %[[A]]
-// CHECK-NOT: gpu.barrier
-// CHECK: vector.extract %[[B]][0]
-// CHECK: gpu.barrier
-// CHECK-NOT: gpu.barrier
-// CHECK: nvgpu.mma.sync
-// CHECK: gpu.barrier
-// CHECK-NEXT: scf.yield %{{.*}}, %[[NEXTA]], %[[NEXTB]]
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %cst{{.*}}) -> (vector<2x2xf32>)
+// CHECK-COUNT-2: vector.load %{{.*}} : memref<16x64xf16>, vector<8xf16>
+// CHECK: vector.store %{{.*}} : memref<16x16xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: nvgpu.mma.sync
 // CHECK: vector.store %{{.*}} : memref<16x8xf32>, vector<2xf32>
 func.func @stage_loop(%a: memref<16x64xf16>, %b: memref<64x8xf16>, %c: memref<16x8xf32>) {

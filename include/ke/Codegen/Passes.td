@@ -232,6 +232,29 @@ def GpuVectorToMmaPass : Pass<"ke-gpu-vector-to-mma", "::mlir::ModuleOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def GpuPipelineStageCopiesPass
+    : Pass<"ke-gpu-pipeline-stage-copies", "::mlir::ModuleOp"> {
+  let summary = "Multi-stage cp.async pipelining of a tensor-core stage loop";
+  let description = [{
+    For each scf.for inside a gpu.launch whose body runs mma.sync (as
+    ke-gpu-vector-to-mma leaves it: 16-byte copies of the A and B tiles
+    into shared memory, a barrier, ldmatrix and mma.sync, a barrier): the
+    shared tiles move before the loop, barriers that order no conflicting
+    shared accesses are erased, the copies become cp.async groups
+    (nvgpu::createAsyncGroups), the tiles get `depth` buffers
+    (memref::multiBuffer; depth 3, or 2 where three sets exceed 48 KiB) and
+    the loop is software-pipelined (scf pipeliner): iteration k issues the
+    copies of stage k + depth - 1, waits until stage k's group landed
+    (nvgpu.device_async_wait with depth - 1 groups in flight), and
+    multiplies stage k; the peeled last stages wait for all. Loops whose
+    copies do not become cp.async are left alone; a pipeliner that fails
+    half way is an error. CUDA only.
+  }];
+  let dependentDialects = ["::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def GpuStageLoopOccupancyPass
     : Pass<"ke-gpu-stage-loop-occupancy", "::mlir::ModuleOp"> {
   let summary = "Bound a shared-memory stage loop's kernel to two blocks per SM";
