@@ -24,6 +24,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuMemory.h"
+
 #include "ke/Codegen/Passes.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
@@ -56,11 +58,6 @@ constexpr int64_t kStaticSharedBytes = 48 * 1024;
 /// Buffers per tile when they fit.
 constexpr int64_t kMaxDepth = 3;
 
-bool isWorkgroupMemory(Value memref) {
-  auto type = dyn_cast<MemRefType>(memref.getType());
-  return type && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type);
-}
-
 /// Workgroup buffers an op reads and writes; false when it may touch
 /// workgroup memory in a way it does not say.
 bool collectSharedAccesses(Operation *op, llvm::SmallPtrSetImpl<Value> &reads,
@@ -76,7 +73,7 @@ bool collectSharedAccesses(Operation *op, llvm::SmallPtrSetImpl<Value> &reads,
     Value value = effect.getValue();
     if (!value)
       return false;
-    if (!isWorkgroupMemory(value))
+    if (!ke::isWorkgroupMemref(value.getType()))
       continue;
     if (!value.getDefiningOp<memref::AllocOp>())
       return false;
@@ -105,8 +102,8 @@ void eraseUnneededStageBarriers(scf::ForOp loop) {
     llvm::SmallPtrSet<Value, 4> readsBefore, writesBefore, readsAfter,
         writesAfter;
     bool known = true;
-    for (Operation *op = barrier->getPrevNode();
-         op && !isa<gpu::BarrierOp>(op); op = op->getPrevNode())
+    for (Operation *op = barrier->getPrevNode(); op && !isa<gpu::BarrierOp>(op);
+         op = op->getPrevNode())
       known &= collectSharedAccesses(op, readsBefore, writesBefore);
     Operation *op = barrier->getNextNode();
     for (; op && !isa<gpu::BarrierOp>(op) &&
@@ -141,7 +138,7 @@ LogicalResult pipelineStageLoop(scf::ForOp loop) {
   int64_t tileBytes = 0;
   loop->getParentOp()->walk([&](memref::AllocOp alloc) {
     if (alloc->getNumOperands() != 0 ||
-        !isWorkgroupMemory(alloc.getResult()) ||
+        !ke::isWorkgroupMemref(alloc.getResult().getType()) ||
         !llvm::all_of(alloc->getUsers(), [&](Operation *user) {
           return loop->isProperAncestor(user);
         }))
@@ -209,16 +206,15 @@ LogicalResult pipelineStageLoop(scf::ForOp loop) {
   // In the loop, stage k's group is the oldest of depth in flight once
   // stage k + depth - 1's is issued; after the loop nothing more is
   // issued, and each peeled stage waits for all.
-  options.annotateFn = [&](Operation *op,
-                           scf::PipeliningOption::PipelinerPart part,
-                           unsigned) {
-    auto wait = dyn_cast<nvgpu::DeviceAsyncWaitOp>(op);
-    if (!wait)
-      return;
-    int32_t inFlight =
-        part == scf::PipeliningOption::PipelinerPart::Kernel ? last : 0;
-    wait.setNumGroups(inFlight);
-  };
+  options.annotateFn =
+      [&](Operation *op, scf::PipeliningOption::PipelinerPart part, unsigned) {
+        auto wait = dyn_cast<nvgpu::DeviceAsyncWaitOp>(op);
+        if (!wait)
+          return;
+        int32_t inFlight =
+            part == scf::PipeliningOption::PipelinerPart::Kernel ? last : 0;
+        wait.setNumGroups(inFlight);
+      };
   bool modified = false;
   rewriter.setInsertionPoint(loop);
   Location loc = loop.getLoc();

@@ -18,6 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuMemory.h"
+
 #include "ke/Codegen/Passes.h"
 
 #include "mlir/Conversion/VectorToGPU/VectorToGPU.h"
@@ -70,9 +72,8 @@ Type asF16(Type type) {
 /// f16 (the contraction then multiplies the same bits as f16, which the
 /// mma.sync rewrite below gives back their bf16 meaning), other reads are
 /// bitcast back. Fails (with a diagnostic) on a use it does not know.
-LogicalResult
-retypeBf16SharedTiles(gpu::LaunchOp launch,
-                      SmallVectorImpl<memref::AllocOp> &allocs) {
+LogicalResult retypeBf16SharedTiles(gpu::LaunchOp launch,
+                                    SmallVectorImpl<memref::AllocOp> &allocs) {
   launch.walk([&](memref::AllocOp alloc) {
     if (alloc.getType().getElementType().isBF16())
       allocs.push_back(alloc);
@@ -92,16 +93,16 @@ retypeBf16SharedTiles(gpu::LaunchOp launch,
     for (Operation *user : llvm::to_vector(alloc->getUsers())) {
       builder.setInsertionPoint(user);
       if (auto store = dyn_cast<vector::StoreOp>(user)) {
-        Value bits = arith::BitcastOp::create(
-            builder, store.getLoc(), asF16(store.getVectorType()),
-            store.getValueToStore());
+        Value bits = arith::BitcastOp::create(builder, store.getLoc(),
+                                              asF16(store.getVectorType()),
+                                              store.getValueToStore());
         store.getValueToStoreMutable().assign(bits);
         continue;
       }
       if (auto write = dyn_cast<vector::TransferWriteOp>(user)) {
-        Value bits = arith::BitcastOp::create(
-            builder, write.getLoc(), asF16(write.getVectorType()),
-            write.getVector());
+        Value bits = arith::BitcastOp::create(builder, write.getLoc(),
+                                              asF16(write.getVectorType()),
+                                              write.getVector());
         write.getValueToStoreMutable().assign(bits);
         continue;
       }
@@ -195,12 +196,12 @@ LogicalResult emitBf16MmaSync(nvgpu::MmaSyncOp mma, RewriterBase &rewriter) {
       c.push_back(vector::ExtractOp::create(rewriter, loc, mma.getMatrixC(),
                                             ArrayRef<int64_t>{row, col}));
   Type resultType = LLVM::LLVMStructType::getLiteral(
-      rewriter.getContext(), SmallVector<Type>(c.size(), rewriter.getF32Type()));
+      rewriter.getContext(),
+      SmallVector<Type>(c.size(), rewriter.getF32Type()));
   Value result = NVVM::MmaOp::create(
       rewriter, loc, resultType, a, b, c, ArrayRef<int64_t>{16, 8, 16},
       /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
-      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                    NVVM::MMATypes::bf16},
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
       std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                      NVVM::MMALayout::col});
   SmallVector<Value> elements;
@@ -210,24 +211,19 @@ LogicalResult emitBf16MmaSync(nvgpu::MmaSyncOp mma, RewriterBase &rewriter) {
   return success();
 }
 
-bool isWorkgroupMemory(Value memref) {
-  auto type = dyn_cast<MemRefType>(memref.getType());
-  return type && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type);
-}
-
 /// True for a transfer of a cooperative copy into shared memory: a write
 /// to workgroup memory, or a read of global memory that only such writes
 /// use.
 bool isSharedCopyTransfer(Operation *op) {
   auto writesShared = [](Operation *user) {
     auto write = dyn_cast<vector::TransferWriteOp>(user);
-    return write && isWorkgroupMemory(write.getBase());
+    return write && ke::isWorkgroupMemref(write.getBase().getType());
   };
   if (writesShared(op))
     return true;
   auto read = dyn_cast<vector::TransferReadOp>(op);
-  return read && !isWorkgroupMemory(read.getBase()) && !read->use_empty() &&
-         llvm::all_of(read->getUsers(), writesShared);
+  return read && !ke::isWorkgroupMemref(read.getBase().getType()) &&
+         !read->use_empty() && llvm::all_of(read->getUsers(), writesShared);
 }
 
 /// The cooperative copies into shared memory become rows of at most 16
@@ -254,12 +250,11 @@ void lowerCopiesToRows(gpu::LaunchOp launch) {
     vector::populateVectorUnrollPatterns(
         rows, vector::UnrollVectorOptions()
                   .setFilterConstraint([reads](Operation *op) {
-                    return success(
-                        isSharedCopyTransfer(op) &&
-                        isa<vector::TransferReadOp>(op) == reads &&
-                        cast<VectorTransferOpInterface>(op)
-                                .getVectorType()
-                                .getRank() > 1);
+                    return success(isSharedCopyTransfer(op) &&
+                                   isa<vector::TransferReadOp>(op) == reads &&
+                                   cast<VectorTransferOpInterface>(op)
+                                           .getVectorType()
+                                           .getRank() > 1);
                   })
                   .setNativeShapeFn(rowShape));
     if (!reads) {
@@ -280,7 +275,7 @@ void lowerCopiesToRows(gpu::LaunchOp launch) {
 void swizzleSharedTiles(gpu::LaunchOp launch) {
   SmallVector<memref::AllocOp> allocs;
   launch.walk([&](memref::AllocOp alloc) {
-    if (isWorkgroupMemory(alloc.getResult()))
+    if (ke::isWorkgroupMemref(alloc.getResult().getType()))
       allocs.push_back(alloc);
   });
   for (memref::AllocOp alloc : allocs) {
@@ -295,8 +290,7 @@ void swizzleSharedTiles(gpu::LaunchOp launch) {
 /// The constant splat `write` stores, or null.
 Attribute splatWritten(vector::TransferWriteOp write) {
   DenseElementsAttr value;
-  if (!matchPattern(write.getVector(), m_Constant(&value)) ||
-      !value.isSplat())
+  if (!matchPattern(write.getVector(), m_Constant(&value)) || !value.isSplat())
     return {};
   return value;
 }
@@ -319,7 +313,7 @@ bool sameTransferTile(VectorTransferOpInterface a,
 void forwardAccumulatorFills(gpu::LaunchOp launch) {
   SmallVector<vector::TransferReadOp> reads;
   launch.walk([&](vector::TransferReadOp read) {
-    if (!isWorkgroupMemory(read.getBase()) && !read.getMask())
+    if (!ke::isWorkgroupMemref(read.getBase().getType()) && !read.getMask())
       reads.push_back(read);
   });
   OpBuilder builder(launch.getContext());
@@ -332,12 +326,11 @@ void forwardAccumulatorFills(gpu::LaunchOp launch) {
       auto write = dyn_cast<vector::TransferWriteOp>(op);
       if (!write) {
         auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-        if (!effects || effects.getEffectOnValue<MemoryEffects::Write>(
-                            read.getBase()) ||
+        if (!effects ||
+            effects.getEffectOnValue<MemoryEffects::Write>(read.getBase()) ||
             !effects.hasEffect<MemoryEffects::Write>() ||
-            llvm::any_of(op->getOperands(), [&](Value v) {
-              return v == read.getBase();
-            }))
+            llvm::any_of(op->getOperands(),
+                         [&](Value v) { return v == read.getBase(); }))
           break;
         continue;
       }
@@ -347,18 +340,19 @@ void forwardAccumulatorFills(gpu::LaunchOp launch) {
       if (sameTransferTile(write, read))
         source = write;
     }
-    auto constant = source ? source.getVector().getDefiningOp<arith::ConstantOp>()
-                           : arith::ConstantOp();
+    auto constant = source
+                        ? source.getVector().getDefiningOp<arith::ConstantOp>()
+                        : arith::ConstantOp();
     if (!constant || source.getVectorType() != read.getVectorType())
       continue;
     builder.setInsertionPoint(read);
-    read.getResult().replaceAllUsesWith(
-        builder.clone(*constant)->getResult(0));
+    read.getResult().replaceAllUsesWith(builder.clone(*constant)->getResult(0));
     read->erase();
   }
   SmallVector<vector::TransferWriteOp> fills;
   launch.walk([&](vector::TransferWriteOp write) {
-    if (splatWritten(write) && !isWorkgroupMemory(write.getBase()))
+    if (splatWritten(write) &&
+        !ke::isWorkgroupMemref(write.getBase().getType()))
       fills.push_back(write);
   });
   for (vector::TransferWriteOp fill : fills) {
@@ -373,8 +367,8 @@ void forwardAccumulatorFills(gpu::LaunchOp launch) {
     for (Operation *op = fill->getNextNode(); op && !overwritten;
          op = op->getNextNode())
       if (auto later = dyn_cast<vector::TransferWriteOp>(op))
-        overwritten = later != fill && !later.getMask() &&
-                      sameTransferTile(later, fill);
+        overwritten =
+            later != fill && !later.getMask() && sameTransferTile(later, fill);
     if (overwritten)
       fill->erase();
   }
@@ -432,9 +426,10 @@ struct GpuVectorToMmaPass
   void runOnOperation() override {
     SmallVector<gpu::LaunchOp> launches;
     getOperation().walk([&](gpu::LaunchOp launch) {
-      if (launch.walk([](vector::ContractionOp) {
-                  return WalkResult::interrupt();
-                }).wasInterrupted())
+      if (launch
+              .walk(
+                  [](vector::ContractionOp) { return WalkResult::interrupt(); })
+              .wasInterrupted())
         launches.push_back(launch);
     });
     for (gpu::LaunchOp launch : launches)

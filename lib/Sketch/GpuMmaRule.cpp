@@ -72,9 +72,8 @@ std::array<int64_t, 3> matmulExtents(linalg::MatmulOp op) {
 }
 
 /// Divisors of `extent` among `candidates` that are multiples of `unit`.
-SmallVector<int64_t> dividingChoices(int64_t extent,
-                                     ArrayRef<int64_t> candidates,
-                                     int64_t unit) {
+SmallVector<int64_t>
+dividingChoices(int64_t extent, ArrayRef<int64_t> candidates, int64_t unit) {
   SmallVector<int64_t> choices;
   for (int64_t c : candidates)
     if (c % unit == 0 && extent % c == 0)
@@ -83,8 +82,7 @@ SmallVector<int64_t> dividingChoices(int64_t extent,
 }
 
 /// A knob over `choices` defaulting to the largest at most `preferred`.
-Knob makeKnob(StringRef name, SmallVector<int64_t> choices,
-              int64_t preferred) {
+Knob makeKnob(StringRef name, SmallVector<int64_t> choices, int64_t preferred) {
   Knob knob{name.str(), std::move(choices), 0};
   for (unsigned i = 0; i < knob.choices.size(); ++i)
     if (knob.choices[i] <= preferred)
@@ -97,9 +95,7 @@ struct MmaTiles {
   int64_t blockM, blockN, kBlock, warpsM, warpsN;
   int64_t warpM() const { return blockM / warpsM; }
   int64_t warpN() const { return blockN / warpsN; }
-  int64_t threads(int64_t warpSize) const {
-    return warpsM * warpsN * warpSize;
-  }
+  int64_t threads(int64_t warpSize) const { return warpsM * warpsN * warpSize; }
 };
 
 MmaTiles tilesFor(const KnobAssignment &knobs) {
@@ -132,9 +128,8 @@ public:
   bool matches(Operation *anchor,
                const TargetDescription &target) const override {
     auto op = dyn_cast<linalg::MatmulOp>(anchor);
-    if (target.family != TargetFamily::Cuda ||
-        computeCapability(target) < 80 || !op || !isStaticTensorOp(op) ||
-        !isAloneInKernel(anchor))
+    if (target.family != TargetFamily::Cuda || computeCapability(target) < 80 ||
+        !op || !isStaticTensorOp(op) || !isAloneInKernel(anchor))
       return false;
     // Plain row-major operands only (no transposed or broadcast maps).
     if (op.hasUserDefinedMaps())
@@ -170,15 +165,15 @@ public:
                             std::string &reason) const override {
     MmaTiles t = tilesFor(knobs);
     auto op = cast<linalg::MatmulOp>(anchor);
-    unsigned bits = getElementTypeOrSelf(
-                        op.getDpsInputOperand(0)->get().getType())
-                        .getIntOrFloatBitWidth();
-    if (t.blockM % t.warpsM || t.blockN % t.warpsN ||
-        t.warpM() % kInstrM || t.warpN() % kInstrN) {
+    unsigned bits =
+        getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType())
+            .getIntOrFloatBitWidth();
+    if (t.blockM % t.warpsM || t.blockN % t.warpsN || t.warpM() % kInstrM ||
+        t.warpN() % kInstrN) {
       reason = llvm::formatv("warp tile {0}x{1} is not a whole number of "
                              "{2}x{3} instructions",
-                             t.blockM / t.warpsM, t.blockN / t.warpsN,
-                             kInstrM, kInstrN);
+                             t.blockM / t.warpsM, t.blockN / t.warpsN, kInstrM,
+                             kInstrN);
       return failure();
     }
     if (t.warpM() * t.warpN() > kMaxWarpTileElements) {
@@ -197,8 +192,8 @@ public:
     }
     uint64_t shared = (t.blockM + t.blockN) * t.kBlock * bits / 8;
     if (shared > staticSharedMemoryLimit(target)) {
-      reason = llvm::formatv("shared tiles of {0} bytes exceed the limit",
-                             shared);
+      reason =
+          llvm::formatv("shared tiles of {0} bytes exceed the limit", shared);
       return failure();
     }
     return checkBlockLimits(target, {threads, 1, 1},
@@ -224,9 +219,9 @@ public:
     std::string fill = w.match("", kProducerAttr);
     w.comment("S: block tiles");
     std::string blockForall;
-    std::string tiled = tileUsingForallMapped(
-        w, matmul, {t.blockM, t.blockN, 0}, "[#gpu.block<y>, #gpu.block<x>]",
-        blockForall);
+    std::string tiled =
+        tileUsingForallMapped(w, matmul, {t.blockM, t.blockN, 0},
+                              "[#gpu.block<y>, #gpu.block<x>]", blockForall);
     w.comment("the fill of the accumulator, per block tile");
     w.fuseInto(fill, blockForall);
     w.comment("R: stages of K, A and B tiles copied to shared memory");
