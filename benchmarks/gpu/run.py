@@ -180,6 +180,11 @@ def torch_op(name, tensors, torch):
     if name == "matmul_transposed_b":
         bt = t[1].t()  # B is N x K: a transposed view, as cuBLAS takes it
         return lambda: torch.mm(t[0], bt)
+    if re.fullmatch(r"matmul_tb_(bf16|f16)_\d+", name):
+        # 16-bit inputs, B stored N x K (a transposed view for cuBLAS), f32
+        # result
+        bt = t[1].t()
+        return lambda: torch.mm(t[0], bt, out_dtype=torch.float32)
     if name == "matmul_bf16" or re.fullmatch(r"matmul_(bf16|f16)_\d+", name):
         # 16-bit inputs, f32 result
         try:

@@ -65,6 +65,27 @@ bool isAloneInKernel(Operation *anchor) {
               .wasInterrupted();
 }
 
+/// True for a matmul whose indexing maps are (m, k), (n, k), (m, n): B
+/// stored N x K.
+bool hasTransposedB(linalg::MatmulOp op) {
+  MLIRContext *context = op.getContext();
+  AffineExpr m, n, k;
+  bindDims(context, m, n, k);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  return maps.size() == 3 &&
+         maps[0] == AffineMap::get(3, 0, {m, k}, context) &&
+         maps[1] == AffineMap::get(3, 0, {n, k}, context) &&
+         maps[2] == AffineMap::get(3, 0, {m, n}, context);
+}
+
+/// The rows and columns of B's shared tile: K x N, or N x K when B is
+/// stored transposed.
+std::pair<int64_t, int64_t> bTileShape(linalg::MatmulOp op, int64_t blockN,
+                                       int64_t kBlock) {
+  return hasTransposedB(op) ? std::make_pair(blockN, kBlock)
+                            : std::make_pair(kBlock, blockN);
+}
+
 /// The loop extents (M, N, K) of a matmul.
 std::array<int64_t, 3> matmulExtents(linalg::MatmulOp op) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -131,8 +152,8 @@ public:
     if (target.family != TargetFamily::Cuda || computeCapability(target) < 80 ||
         !op || !isStaticTensorOp(op) || !isAloneInKernel(anchor))
       return false;
-    // Plain row-major operands only (no transposed or broadcast maps).
-    if (op.hasUserDefinedMaps())
+    // Row-major A; B as K x N or, as nn.Linear keeps its weight, N x K.
+    if (op.hasUserDefinedMaps() && !hasTransposedB(op))
       return false;
     Type a = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
     Type b = getElementTypeOrSelf(op.getDpsInputOperand(1)->get().getType());
@@ -183,8 +204,9 @@ public:
       return failure();
     }
     int64_t threads = t.threads(target.gpu.warpSize);
+    auto [bRows, bCols] = bTileShape(op, t.blockN, t.kBlock);
     if (!copyRowsPerThread(t.blockM, t.kBlock, bits, threads) ||
-        !copyRowsPerThread(t.kBlock, t.blockN, bits, threads)) {
+        !copyRowsPerThread(bRows, bCols, bits, threads)) {
       reason = llvm::formatv("the {0}x{1} and {1}x{2} shared tiles do not "
                              "split evenly over {3} threads",
                              t.blockM, t.kBlock, t.blockN, threads);
@@ -252,6 +274,7 @@ public:
     w.comment("cooperative 16-byte copies by all threads of the block");
     std::string linear =
         "[#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>]";
+    auto [bRows, bCols] = bTileShape(op, t.blockN, t.kBlock);
     std::string copyForall;
     tileUsingForallMapped(
         w, copyA,
@@ -259,7 +282,7 @@ public:
         copyForall);
     tileUsingForallMapped(
         w, copyB,
-        {copyRowsPerThread(t.kBlock, t.blockN, bits, threads), vector}, linear,
+        {copyRowsPerThread(bRows, bCols, bits, threads), vector}, linear,
         copyForall);
     w.comment("S: warp tiles");
     std::string warps = "[#gpu.warp<linear_dim_1>, #gpu.warp<linear_dim_0>]";

@@ -45,6 +45,17 @@ func.func @f16(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>, %c: tensor<64x64xf1
   return %r : tensor<64x64xf16>
 }
 
+// B stored N x K (nn.Linear's weight): its shared tile is N x K too.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
+// CHECK-NEXT: // sketch gpu.mma
+// CHECK: tile_sizes [4, 8] (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
+// CHECK: tile_sizes [4, 8] (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
+func.func @transposed_b(%a: tensor<128x64xbf16>, %b: tensor<128x64xbf16>, %c: tensor<128x128xf32>) -> tensor<128x128xf32> {
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %b : tensor<128x64xbf16>, tensor<128x64xbf16>) outs(%c : tensor<128x128xf32>) -> tensor<128x128xf32>
+  return %r : tensor<128x128xf32>
+}
+
 // Not for gpu.mma (yet): f32 operands, shapes that are not whole
 // instructions (K = 24), and a matmul with a fused consumer.
 // CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
