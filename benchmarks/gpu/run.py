@@ -180,6 +180,13 @@ def torch_op(name, tensors, torch):
     if name == "matmul_transposed_b":
         bt = t[1].t()  # B is N x K: a transposed view, as cuBLAS takes it
         return lambda: torch.mm(t[0], bt)
+    if re.fullmatch(r"bmm_(bf16|f16)_[0-9x]+", name):
+        # 16-bit batch matmul, f32 result
+        try:
+            torch.bmm(t[0], t[1], out_dtype=torch.float32)
+            return lambda: torch.bmm(t[0], t[1], out_dtype=torch.float32)
+        except (TypeError, RuntimeError):
+            return lambda: torch.bmm(t[0], t[1]).float()
     if re.fullmatch(r"matmul_tb_(bf16|f16)_\d+", name):
         # 16-bit inputs, B stored N x K (a transposed view for cuBLAS), f32
         # result

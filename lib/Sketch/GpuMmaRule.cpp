@@ -1,9 +1,11 @@
 //===- GpuMmaRule.cpp - Matmuls on tensor cores (mma.sync) ----------------===//
 //
-// gpu.mma: a 16-bit matmul (f16 or bf16 operands, f32 or f16 result) on
-// the tensor cores of sm_80 and later, through mma.sync m16n8k16:
+// gpu.mma: a 16-bit matmul or batch matmul (f16 or bf16 operands, f32 or
+// f16 -> f16 result; B stored K x N or N x K) on the tensor cores of sm_80
+// and later, through mma.sync m16n8k16:
 //
-//   block tile (block.m x block.n)    scf.forall on #gpu.block
+//   block tile (block.m x block.n)    scf.forall on #gpu.block (a batch per
+//                                     block along z)
 //   stage loop over K (kblock)        A and B tiles copied to shared memory
 //                                     by every thread, 16 bytes each
 //   warp tile (block / warps)         scf.forall on #gpu.warp
@@ -14,9 +16,11 @@
 // instruction shape and leaves the rest to the CUDA lowering: the
 // accumulators become the stage loop's iter_args
 // (ke-gpu-hoist-accumulator-tiles), the contractions ldmatrix and mma.sync
-// (ke-gpu-vector-to-mma). Block tiles must divide the matmul (no partial
-// tiles yet), and the kernel must be the matmul alone (with its fill):
-// kernels with fused consumers keep gpu.tile. docs/gpu.md has the steps.
+// (ke-gpu-vector-to-mma), the copies cp.async, several stages ahead
+// (ke-gpu-pipeline-stage-copies). Block tiles must divide the matmul (no
+// partial tiles yet), and the kernel must be the contraction alone (with
+// its fill): kernels with fused consumers keep gpu.tile. docs/gpu.md has
+// the steps.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,31 +69,76 @@ bool isAloneInKernel(Operation *anchor) {
               .wasInterrupted();
 }
 
-/// True for a matmul whose indexing maps are (m, k), (n, k), (m, n): B
+/// What gpu.mma needs to know of its anchor: a linalg.matmul or
+/// linalg.batch_matmul, its extents and element types, and whether B is
 /// stored N x K.
-bool hasTransposedB(linalg::MatmulOp op) {
-  MLIRContext *context = op.getContext();
-  AffineExpr m, n, k;
-  bindDims(context, m, n, k);
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  return maps.size() == 3 &&
-         maps[0] == AffineMap::get(3, 0, {m, k}, context) &&
-         maps[1] == AffineMap::get(3, 0, {n, k}, context) &&
-         maps[2] == AffineMap::get(3, 0, {m, n}, context);
+struct MmaContraction {
+  /// 1 for batch_matmul (its batch loop leads), 0 for matmul.
+  unsigned batchLoops = 0;
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  bool transposedB = false;
+  Type a, b, c;
+
+  /// Tile sizes over the anchor's loops: the batch loop's `batchTile`
+  /// first when there is one.
+  SmallVector<int64_t> sizes(ArrayRef<int64_t> inner,
+                             int64_t batchTile) const {
+    SmallVector<int64_t> all(batchLoops, batchTile);
+    llvm::append_range(all, inner);
+    return all;
+  }
+  /// The rows and columns of B's shared tile: K x N, or N x K.
+  std::pair<int64_t, int64_t> bTile(int64_t blockN, int64_t kBlock) const {
+    return transposedB ? std::make_pair(blockN, kBlock)
+                       : std::make_pair(kBlock, blockN);
+  }
+};
+
+/// True when `maps` are (b..., m, k), (b..., n, k), (b..., m, n) over
+/// `batch` leading batch loops: B stored N x K.
+bool hasTransposedBMaps(ArrayRef<AffineMap> maps, unsigned batch,
+                        MLIRContext *context) {
+  unsigned rank = batch + 3;
+  auto map = [&](ArrayRef<unsigned> dims) {
+    SmallVector<AffineExpr> exprs;
+    for (unsigned b = 0; b < batch; ++b)
+      exprs.push_back(getAffineDimExpr(b, context));
+    for (unsigned d : dims)
+      exprs.push_back(getAffineDimExpr(batch + d, context));
+    return AffineMap::get(rank, 0, exprs, context);
+  };
+  return maps.size() == 3 && maps[0] == map({0, 2}) &&
+         maps[1] == map({1, 2}) && maps[2] == map({0, 1});
 }
 
-/// The rows and columns of B's shared tile: K x N, or N x K when B is
-/// stored transposed.
-std::pair<int64_t, int64_t> bTileShape(linalg::MatmulOp op, int64_t blockN,
-                                       int64_t kBlock) {
-  return hasTransposedB(op) ? std::make_pair(blockN, kBlock)
-                            : std::make_pair(kBlock, blockN);
-}
-
-/// The loop extents (M, N, K) of a matmul.
-std::array<int64_t, 3> matmulExtents(linalg::MatmulOp op) {
+/// The anchor as gpu.mma sees it, or nothing when it is neither a matmul
+/// nor a batch matmul with row-major A (B either way).
+std::optional<MmaContraction> analyzeContraction(Operation *anchor) {
+  auto op = dyn_cast<linalg::LinalgOp>(anchor);
+  if (!op || !isStaticTensorOp(op))
+    return std::nullopt;
+  MmaContraction c;
+  if (auto matmul = dyn_cast<linalg::MatmulOp>(anchor)) {
+    c.transposedB = matmul.hasUserDefinedMaps();
+  } else if (auto batched = dyn_cast<linalg::BatchMatmulOp>(anchor)) {
+    c.batchLoops = 1;
+    c.transposedB = batched.hasUserDefinedMaps();
+  } else {
+    return std::nullopt;
+  }
+  if (c.transposedB && !hasTransposedBMaps(op.getIndexingMapsArray(),
+                                           c.batchLoops, op.getContext()))
+    return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  return {ranges[0], ranges[1], ranges[2]};
+  if (c.batchLoops)
+    c.batch = ranges[0];
+  c.m = ranges[c.batchLoops];
+  c.n = ranges[c.batchLoops + 1];
+  c.k = ranges[c.batchLoops + 2];
+  c.a = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
+  c.b = getElementTypeOrSelf(op.getDpsInputOperand(1)->get().getType());
+  c.c = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
+  return c;
 }
 
 /// Divisors of `extent` among `candidates` that are multiples of `unit`.
@@ -148,27 +197,25 @@ public:
 
   bool matches(Operation *anchor,
                const TargetDescription &target) const override {
-    auto op = dyn_cast<linalg::MatmulOp>(anchor);
-    if (target.family != TargetFamily::Cuda || computeCapability(target) < 80 ||
-        !op || !isStaticTensorOp(op) || !isAloneInKernel(anchor))
+    if (target.family != TargetFamily::Cuda ||
+        computeCapability(target) < 80 || !isAloneInKernel(anchor))
       return false;
-    // Row-major A; B as K x N or, as nn.Linear keeps its weight, N x K.
-    if (op.hasUserDefinedMaps() && !hasTransposedB(op))
+    std::optional<MmaContraction> c = analyzeContraction(anchor);
+    if (!c)
       return false;
-    Type a = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
-    Type b = getElementTypeOrSelf(op.getDpsInputOperand(1)->get().getType());
-    Type c = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
-    bool sixteenBit = a == b && (a.isF16() || a.isBF16());
-    if (!sixteenBit || !(c.isF32() || (a.isF16() && c.isF16())))
+    bool sixteenBit = c->a == c->b && (c->a.isF16() || c->a.isBF16());
+    if (!sixteenBit || !(c->c.isF32() || (c->a.isF16() && c->c.isF16())))
       return false;
-    auto [m, n, k] = matmulExtents(op);
-    return m % kInstrM == 0 && n % kInstrN == 0 && k % kInstrK == 0 &&
-           m >= 32 && n >= 32;
+    // A grid's z dimension holds the batch.
+    return c->m % kInstrM == 0 && c->n % kInstrN == 0 &&
+           c->k % kInstrK == 0 && c->m >= 32 && c->n >= 32 &&
+           c->batch <= 65535;
   }
 
   KnobSpace getKnobSpace(Operation *anchor,
                          const TargetDescription &target) const override {
-    auto [m, n, k] = matmulExtents(cast<linalg::MatmulOp>(anchor));
+    MmaContraction c = *analyzeContraction(anchor);
+    int64_t m = c.m, n = c.n, k = c.k;
     KnobSpace space;
     space.knobs.push_back(
         makeKnob("block.m", dividingChoices(m, {32, 64, 128, 256}, 32), 128));
@@ -185,10 +232,8 @@ public:
                             const KnobAssignment &knobs,
                             std::string &reason) const override {
     MmaTiles t = tilesFor(knobs);
-    auto op = cast<linalg::MatmulOp>(anchor);
-    unsigned bits =
-        getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType())
-            .getIntOrFloatBitWidth();
+    MmaContraction c = *analyzeContraction(anchor);
+    unsigned bits = c.a.getIntOrFloatBitWidth();
     if (t.blockM % t.warpsM || t.blockN % t.warpsN || t.warpM() % kInstrM ||
         t.warpN() % kInstrN) {
       reason = llvm::formatv("warp tile {0}x{1} is not a whole number of "
@@ -204,7 +249,7 @@ public:
       return failure();
     }
     int64_t threads = t.threads(target.gpu.warpSize);
-    auto [bRows, bCols] = bTileShape(op, t.blockN, t.kBlock);
+    auto [bRows, bCols] = c.bTile(t.blockN, t.kBlock);
     if (!copyRowsPerThread(t.blockM, t.kBlock, bits, threads) ||
         !copyRowsPerThread(bRows, bCols, bits, threads)) {
       reason = llvm::formatv("the {0}x{1} and {1}x{2} shared tiles do not "
@@ -224,40 +269,47 @@ public:
 
   std::string emitScript(Operation *anchor, const TargetDescription &target,
                          const KnobAssignment &knobs) const override {
-    auto op = cast<linalg::MatmulOp>(anchor);
+    MmaContraction c = *analyzeContraction(anchor);
     MmaTiles t = tilesFor(knobs);
-    Type aType =
-        getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
-    Type cType = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
-    unsigned bits = aType.getIntOrFloatBitWidth();
+    unsigned bits = c.a.getIntOrFloatBitWidth();
     int64_t threads = t.threads(target.gpu.warpSize);
     int64_t vector = kCopyBytes * 8 / bits;
-    std::string aName = aType.isBF16() ? "bf16" : "f16";
-    std::string cName = cType.isF32() ? "f32" : "f16";
+    std::string aName = c.a.isBF16() ? "bf16" : "f16";
+    std::string cName = c.c.isF32() ? "f32" : "f16";
+    // A batch matmul runs one batch per block (grid z); everything else is
+    // the matmul's schedule with the batch loop untiled (0) inside.
+    bool batched = c.batchLoops > 0;
 
     ScriptWriter w;
     w.comment("sketch gpu.mma: " + knobs.str());
-    std::string matmul = w.match("linalg.matmul", kAnchorAttr);
+    std::string anchorOp = anchor->getName().getStringRef().str();
+    std::string matmul = w.match(anchorOp, kAnchorAttr);
     std::string fill = w.match("", kProducerAttr);
     w.comment("S: block tiles");
     std::string blockForall;
-    std::string tiled =
-        tileUsingForallMapped(w, matmul, {t.blockM, t.blockN, 0},
-                              "[#gpu.block<y>, #gpu.block<x>]", blockForall);
+    std::string tiled = tileUsingForallMapped(
+        w, matmul, c.sizes({t.blockM, t.blockN, 0}, 1),
+        batched ? "[#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]"
+                : "[#gpu.block<y>, #gpu.block<x>]",
+        blockForall);
     w.comment("the fill of the accumulator, per block tile");
     w.fuseInto(fill, blockForall);
     w.comment("R: stages of K, A and B tiles copied to shared memory");
     SmallVector<std::string> loops;
-    std::string staged = w.tileUsingFor(tiled, {0, 0, t.kBlock}, loops);
+    std::string staged =
+        w.tileUsingFor(tiled, c.sizes({0, 0, t.kBlock}, 0), loops);
     std::string padded = w.fresh("op"), pad = w.fresh("pad"),
                 copy = w.fresh("copy");
+    SmallVector<int64_t> padDims;
+    for (unsigned d = 0; d < c.batchLoops + 3; ++d)
+      padDims.push_back(d);
     w.line(llvm::formatv(
         "{0}, {1}, {2} = transform.structured.pad {3} {{padding_values = "
-        "[0.0 : {4}, 0.0 : {4}, 0.0 : {5}], padding_dimensions = [0, 1, 2], "
+        "[0.0 : {4}, 0.0 : {4}, 0.0 : {5}], padding_dimensions = {6}, "
         "nofold_flags = [1, 1, 0], copy_back_op = \"none\"} : "
         "(!transform.any_op) -> (!transform.any_op, !transform.any_op, "
         "!transform.any_op)",
-        padded, pad, copy, staged, aName, cName));
+        padded, pad, copy, staged, aName, cName, ScriptWriter::list(padDims)));
     for (unsigned operand : {0u, 1u}) {
       std::string producer = w.fresh("operand");
       w.line(llvm::formatv("{0} = transform.get_producer_of_operand {1}[{2}] "
@@ -274,22 +326,24 @@ public:
     w.comment("cooperative 16-byte copies by all threads of the block");
     std::string linear =
         "[#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>]";
-    auto [bRows, bCols] = bTileShape(op, t.blockN, t.kBlock);
+    auto [bRows, bCols] = c.bTile(t.blockN, t.kBlock);
     std::string copyForall;
     tileUsingForallMapped(
         w, copyA,
-        {copyRowsPerThread(t.blockM, t.kBlock, bits, threads), vector}, linear,
-        copyForall);
+        c.sizes({copyRowsPerThread(t.blockM, t.kBlock, bits, threads), vector},
+                0),
+        linear, copyForall);
     tileUsingForallMapped(
         w, copyB,
-        {copyRowsPerThread(bRows, bCols, bits, threads), vector}, linear,
-        copyForall);
+        c.sizes({copyRowsPerThread(bRows, bCols, bits, threads), vector}, 0),
+        linear, copyForall);
     w.comment("S: warp tiles");
     std::string warps = "[#gpu.warp<linear_dim_1>, #gpu.warp<linear_dim_0>]";
     std::string warpForall;
-    tileUsingForallMapped(w, fill, {t.warpM(), t.warpN()}, warps, warpForall);
-    tileUsingForallMapped(w, padded, {t.warpM(), t.warpN(), 0}, warps,
+    tileUsingForallMapped(w, fill, c.sizes({t.warpM(), t.warpN()}, 0), warps,
                           warpForall);
+    tileUsingForallMapped(w, padded, c.sizes({t.warpM(), t.warpN(), 0}, 0),
+                          warps, warpForall);
     w.comment("each warp's tile one contraction, then bufferized and mapped");
     w.vectorizeFunction({"canonicalization"});
     std::string func = w.fresh("func"), bufferized = w.fresh("func");
@@ -312,6 +366,10 @@ public:
                     "%root : (!transform.any_op) -> !transform.any_op");
     w.line("transform.apply_patterns to " + kernel + " {");
     w.line("  transform.apply_patterns.vector.fold_arith_extension");
+    // A batch matmul's contraction has a unit batch loop: dropped, so that
+    // it is a plain 2-D contraction as mma.sync wants.
+    if (batched)
+      w.line("  transform.apply_patterns.vector.cast_away_vector_leading_one_dim");
     w.line(llvm::formatv(
         "  transform.apply_patterns.gpu.unroll_vectors_subgroup_mma "
         "[{0}, {1}, {2}]",
@@ -326,17 +384,21 @@ public:
   LoopNestDescription
   describeLoopNest(Operation *anchor, const TargetDescription &target,
                    const KnobAssignment &knobs) const override {
-    auto [m, n, k] = matmulExtents(cast<linalg::MatmulOp>(anchor));
+    MmaContraction c = *analyzeContraction(anchor);
     MmaTiles t = tilesFor(knobs);
     LoopNestDescription d;
-    d.ranges = {m, n, k};
-    d.reduction = {false, false, true};
-    d.addLevel(TileLevelRole::Threads, {t.blockM, t.blockN, 0}, true);
-    d.addLevel(TileLevelRole::Cache, {0, 0, t.kBlock}, false);
-    d.addLevel(TileLevelRole::Register, {t.warpM(), t.warpN(), 0}, true);
-    d.addLevel(TileLevelRole::Inner, {kInstrM, kInstrN, kInstrK}, false);
+    d.ranges = c.sizes({c.m, c.n, c.k}, c.batch);
+    d.reduction = SmallVector<bool>(c.batchLoops, false);
+    d.reduction.append({false, false, true});
+    d.addLevel(TileLevelRole::Threads, c.sizes({t.blockM, t.blockN, 0}, 1),
+               true);
+    d.addLevel(TileLevelRole::Cache, c.sizes({0, 0, t.kBlock}, 0), false);
+    d.addLevel(TileLevelRole::Register, c.sizes({t.warpM(), t.warpN(), 0}, 0),
+               true);
+    d.addLevel(TileLevelRole::Inner, c.sizes({kInstrM, kInstrN, kInstrK}, 0),
+               false);
     d.threads = t.threads(target.gpu.warpSize);
-    d.vectorLoop = 1;
+    d.vectorLoop = c.batchLoops + 1;
     d.vectorWidth = kInstrN;
     return d;
   }

@@ -56,6 +56,23 @@ func.func @transposed_b(%a: tensor<128x64xbf16>, %b: tensor<128x64xbf16>, %c: te
   return %r : tensor<128x128xf32>
 }
 
+// A batch matmul: one batch per block on #gpu.block<z>, the batch loop
+// untiled inside, the contraction's unit batch loop dropped before the
+// unrolling.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.batch_matmul
+// CHECK-NEXT: // sketch gpu.mma
+// CHECK: tile_using_forall %{{.*}} tile_sizes [1, 128, 128, 0] (mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>])
+// CHECK: tile_using_for %{{.*}} tile_sizes [0, 0, 0, 32]
+// CHECK: padding_dimensions = [0, 1, 2, 3]
+// CHECK-COUNT-2: tile_sizes [0, 4, 8] (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
+// CHECK: tile_sizes [0, 64, 64] (mapping = [#gpu.warp<linear_dim_1>, #gpu.warp<linear_dim_0>])
+// CHECK: tile_sizes [0, 64, 64, 0] (mapping = [#gpu.warp<linear_dim_1>, #gpu.warp<linear_dim_0>])
+// CHECK: transform.apply_patterns.vector.cast_away_vector_leading_one_dim
+func.func @batched(%a: tensor<4x128x64xbf16>, %b: tensor<4x64x128xbf16>, %c: tensor<4x128x128xf32>) -> tensor<4x128x128xf32> {
+  %r = linalg.batch_matmul ins(%a, %b : tensor<4x128x64xbf16>, tensor<4x64x128xbf16>) outs(%c : tensor<4x128x128xf32>) -> tensor<4x128x128xf32>
+  return %r : tensor<4x128x128xf32>
+}
+
 // Not for gpu.mma (yet): f32 operands, shapes that are not whole
 // instructions (K = 24), and a matmul with a fused consumer.
 // CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
