@@ -145,7 +145,7 @@ bool sameFeatures(const std::vector<float> &a, const std::vector<float> &b) {
 TEST_F(FeaturesTest, NamesAreUniqueAndMatchTheLength) {
   const std::vector<std::string> &names = getFeatureNames();
   EXPECT_EQ(names.size(), getNumFeatures());
-  EXPECT_EQ(getNumFeatures(), 140u) << "update docs/cost-model.md";
+  EXPECT_EQ(getNumFeatures(), 146u) << "update docs/cost-model.md";
   llvm::StringSet<> seen;
   for (const std::string &name : names)
     EXPECT_TRUE(seen.insert(name).second) << "duplicate feature " << name;
@@ -182,6 +182,29 @@ TEST_F(FeaturesTest, FixedLengthForEverySketch) {
   EXPECT_EQ(sketchesSeen.count("cpu.tile"), 1u);
   EXPECT_EQ(sketchesSeen.count("cpu.rfactor"), 1u);
   EXPECT_EQ(sketchesSeen.count("cpu.softmax"), 1u);
+}
+
+TEST_F(FeaturesTest, GpuRulesHaveSketchFlagsOfTheirOwn) {
+  // gpu.mma (tensor cores) and gpu.tile (CUDA cores) both schedule a 16-bit
+  // matmul on sm_90: each is its own one-hot feature, not "other".
+  const char *bf16 = R"mlir(
+func.func @f(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>, %c: tensor<128x128xf32>) -> tensor<128x128xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<128x64xbf16>, tensor<64x128xbf16>) outs(%c : tensor<128x128xf32>) -> tensor<128x128xf32>
+  return %r : tensor<128x128xf32>
+})mlir";
+  mlir::Operation *anchor = anchorOf(bf16);
+  llvm::Expected<TargetDescription> gpu = parseTarget("cuda:sm_90");
+  ASSERT_TRUE(static_cast<bool>(gpu)) << llvm::toString(gpu.takeError());
+  llvm::StringSet<> seen;
+  for (Schedule &s : getCandidateSketches(anchor, *gpu)) {
+    std::vector<float> features = extractFeatures(anchor, s, *gpu);
+    std::string flag = ("sketch." + s.rule->getName()).str();
+    EXPECT_EQ(get(features, flag), 1.0f) << flag;
+    EXPECT_EQ(get(features, "sketch.other"), 0.0f) << flag;
+    seen.insert(s.rule->getName());
+  }
+  EXPECT_TRUE(seen.contains("gpu.mma"));
+  EXPECT_TRUE(seen.contains("gpu.tile"));
 }
 
 TEST_F(FeaturesTest, RuleWithoutDescriptionGivesMissingLevels) {
