@@ -395,8 +395,9 @@ LogicalResult convertLaunch(gpu::LaunchOp launch) {
     return launch.emitError("contractions could not become mma.sync");
   // The conversion leaves the replaced vector ops behind, dead, and the
   // stage loop still carrying the replaced accumulators (each yielding its
-  // loop-invariant initial value), which the pipeliner below cannot take:
-  // the loop's canonicalization drops them.
+  // loop-invariant initial value), which the scf pipeliner (the next step,
+  // ke-gpu-pipeline-stage-copies) cannot take: the loop's canonicalization
+  // drops them.
   RewritePatternSet cleanup(context);
   scf::ForOp::getCanonicalizationPatterns(cleanup, context);
   (void)applyPatternsGreedily(launch, std::move(cleanup));

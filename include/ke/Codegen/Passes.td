@@ -219,10 +219,15 @@ def GpuVectorToMmaPass : Pass<"ke-gpu-vector-to-mma", "::mlir::ModuleOp"> {
     loop), upstream's convertVectorToNVVMCompatibleMMASync makes ldmatrix
     loads and nvgpu.mma.sync. MLIR 22 does not lower bf16 mma.sync: a bf16
     contraction's shared tiles are retyped to f16 bit for bit (writes
-    bitcast), the contraction is converted as f16, and each of its
-    mma.sync ops becomes nvvm.mma.sync with bf16 operands. A contraction
-    the conversion does not take is an error, not a silent scalar loop.
-    CUDA only; launches without contractions are left alone.
+    bitcast), the contraction is converted as f16, each of its mma.sync
+    ops becomes nvvm.mma.sync with bf16 operands, and the tiles get their
+    bf16 type back. Before the conversion, accumulators that start from a
+    fill take its constant (the fill's store is erased when nothing reads
+    it and a later store overwrites it) and the cooperative copies into
+    shared memory become 16-byte row loads and stores; after it, the shared
+    tiles are swizzled (upstream's optimizeSharedMemoryReadsAndWrites). A
+    contraction the conversion does not take is an error, not a silent
+    scalar loop. CUDA only; launches without contractions are left alone.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
