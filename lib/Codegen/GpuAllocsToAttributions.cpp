@@ -1,6 +1,7 @@
 //===- GpuAllocsToAttributions.cpp - Kernel allocations as attributions ---===//
 //
-// ke-gpu-allocs-to-attributions (ke/Codegen/Passes.td), a step of the GPU lowering.
+// ke-gpu-allocs-to-attributions (ke/Codegen/Passes.td), a step of the GPU
+// lowering.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +22,9 @@ namespace ke {
 
 namespace {
 
+/// Bytes every attribution is aligned to: one 128-bit access.
+constexpr int64_t kAttributionAlignment = 16;
+
 bool isWorkgroupSpace(MemRefType type) {
   auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
   return space && space.getValue() == gpu::AddressSpace::Workgroup;
@@ -28,7 +32,8 @@ bool isWorkgroupSpace(MemRefType type) {
 
 /// Static allocations in kernels become attributions of the gpu.func:
 /// workgroup memory for #gpu.address_space<workgroup>, private memory for
-/// the rest (per-thread temporaries). A kernel cannot call malloc.
+/// the rest (per-thread temporaries), each aligned to 16 bytes. A kernel
+/// cannot call malloc.
 LogicalResult allocsToAttributions(ModuleOp module) {
   WalkResult result = module.walk([](gpu::GPUFuncOp func) {
     SmallVector<memref::AllocOp> allocs;
@@ -46,10 +51,24 @@ LogicalResult allocsToAttributions(ModuleOp module) {
                  << type << " -> "
                  << (isWorkgroupSpace(type) ? "workgroup" : "private")
                  << " attribution\n");
-      BlockArgument buffer =
-          isWorkgroupSpace(type)
-              ? func.addWorkgroupAttribution(type, alloc.getLoc())
-              : func.addPrivateAttribution(type, alloc.getLoc());
+      // 16-byte aligned: kernels access these buffers with 128-bit vector
+      // loads and stores, which fault on a lesser alignment, and with the
+      // element type's alignment (2 for f16) a buffer could follow an 8-byte
+      // one in shared memory: the probable cause of a
+      // CUDA_ERROR_MISALIGNED_ADDRESS seen on an f16 matmul candidate with
+      // a 1x4 A tile (docs/results.md).
+      Attribute align = IntegerAttr::get(
+          IntegerType::get(func.getContext(), 64), kAttributionAlignment);
+      BlockArgument buffer;
+      if (isWorkgroupSpace(type)) {
+        buffer = func.addWorkgroupAttribution(type, alloc.getLoc());
+        func.setWorkgroupAttributionAttr(func.getNumWorkgroupAttributions() - 1,
+                                         "llvm.align", align);
+      } else {
+        buffer = func.addPrivateAttribution(type, alloc.getLoc());
+        func.setPrivateAttributionAttr(func.getNumPrivateAttributions() - 1,
+                                       "llvm.align", align);
+      }
       for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
         if (isa<memref::DeallocOp>(user))
           user->erase();
@@ -63,7 +82,8 @@ LogicalResult allocsToAttributions(ModuleOp module) {
 
 /// The part of lowerVectorTransfers that is an upstream pass.
 
-struct GpuAllocsToAttributionsPass : ke::impl::GpuAllocsToAttributionsPassBase<GpuAllocsToAttributionsPass> {
+struct GpuAllocsToAttributionsPass
+    : ke::impl::GpuAllocsToAttributionsPassBase<GpuAllocsToAttributionsPass> {
   void runOnOperation() override {
     if (failed(allocsToAttributions(getOperation())))
       signalPassFailure();

@@ -1,13 +1,13 @@
 // RUN: ke-opt %s --ke-gpu-allocs-to-attributions --split-input-file --verify-diagnostics | FileCheck %s
 
 // Workgroup allocations become workgroup attributions (shared memory), the
-// others private attributions (per-thread registers or local memory); their
-// deallocs go.
+// others private attributions (per-thread registers or local memory), each
+// aligned to 16 bytes (one 128-bit access); their deallocs go.
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     // CHECK-LABEL: gpu.func @tiles
-    // CHECK-SAME: workgroup(%[[TILE:.*]] : memref<64xf32, #gpu.address_space<workgroup>>)
-    // CHECK-SAME: private(%[[ACC:.*]] : memref<4xf32>)
+    // CHECK-SAME: workgroup(%[[TILE:.*]] : memref<64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+    // CHECK-SAME: private(%[[ACC:.*]] : memref<4xf32> {llvm.align = 16 : i64})
     // CHECK-NOT: memref.alloc
     // CHECK-NOT: memref.dealloc
     // CHECK: memref.store %{{.*}}, %[[TILE]]
@@ -37,3 +37,4 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
