@@ -192,6 +192,10 @@ def torch_op(name, tensors, torch):
         # result
         bt = t[1].t()
         return lambda: torch.mm(t[0], bt, out_dtype=torch.float32)
+    if re.fullmatch(r"mlp_(bf16|f16)_[0-9x]+", name):
+        # nn.Linear (weight N x K) + bias, then exact GELU: cuBLAS (bias in
+        # its epilogue) and a separate GELU kernel
+        return lambda: F.gelu(F.linear(t[0], t[1], t[2]))
     if name == "matmul_bf16" or re.fullmatch(r"matmul_(bf16|f16)_\d+", name):
         # 16-bit inputs, f32 result
         try:

@@ -38,6 +38,14 @@ bool ke::isWorkgroupMemref(Type type) {
                        memref.getMemorySpace());
 }
 
+bool ke::isPrivateMemref(Type type) {
+  auto memref = dyn_cast<BaseMemRefType>(type);
+  auto space = memref ? dyn_cast_if_present<gpu::AddressSpaceAttr>(
+                            memref.getMemorySpace())
+                      : gpu::AddressSpaceAttr();
+  return space && space.getValue() == gpu::AddressSpace::Private;
+}
+
 bool ke::mayWriteMemory(Operation *op, function_ref<bool(Value)> matches) {
   WalkResult result = op->walk([&](Operation *inner) {
     if (isa<gpu::BarrierOp>(inner) ||

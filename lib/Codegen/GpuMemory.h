@@ -25,6 +25,9 @@ bool isDistinctBuffer(mlir::Value root);
 /// True for a memref in GPU workgroup (shared) memory.
 bool isWorkgroupMemref(mlir::Type type);
 
+/// True for a memref in GPU private (per-thread) memory.
+bool isPrivateMemref(mlir::Type type);
+
 /// Whether `op` or an op it holds may write memory that `matches` (given
 /// the written value), or writes without naming a value, or has effects
 /// that cannot be seen (no MemoryEffectOpInterface: calls, unknown ops).

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuMemory.h"
+#include "GpuMmaEpilogue.h"
 
 #include "ke/Codegen/Passes.h"
 
@@ -381,6 +382,8 @@ LogicalResult convertLaunch(gpu::LaunchOp launch) {
     bf16 |= hasBf16Operands(contract);
   });
   forwardAccumulatorFills(launch);
+  if (failed(ke::distributeMmaEpilogues(launch)))
+    return failure();
   lowerCopiesToRows(launch);
   SmallVector<memref::AllocOp> retyped;
   if (bf16 && failed(retypeBf16SharedTiles(launch, retyped)))
@@ -408,6 +411,8 @@ LogicalResult convertLaunch(gpu::LaunchOp launch) {
     return WalkResult::interrupt();
   });
   if (left.wasInterrupted())
+    return failure();
+  if (failed(ke::forwardMmaEpilogueTiles(launch)))
     return failure();
   swizzleSharedTiles(launch);
   if (bf16) {

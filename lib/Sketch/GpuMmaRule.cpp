@@ -26,6 +26,7 @@
 
 #include "GpuRules.h"
 #include "GpuSupport.h"
+#include "RuleSupport.h"
 
 #include "ke/Workload/Kernel.h"
 
@@ -55,18 +56,30 @@ int64_t computeCapability(const TargetDescription &target) {
   return chip.getAsInteger(10, value) ? 0 : value;
 }
 
-/// True when the anchor's kernel holds nothing but it and fills.
-bool isAloneInKernel(Operation *anchor) {
+/// True when the anchor's kernel holds nothing but it, fills and at most
+/// one elementwise consumer that reads the anchor's result element for
+/// element (all loops parallel, the result read and written through the
+/// identity): the epilogue ke-gpu-vector-to-mma applies from registers.
+bool hasMmaEpilogueOnly(Operation *anchor) {
   auto func = anchor->getParentOfType<func::FuncOp>();
   if (!func)
     return false;
-  return !func.walk([](Operation *op) {
-                return op->hasAttr(kConsumerAttr) ||
-                               op->hasAttr(kRowReductionAttr)
-                           ? WalkResult::interrupt()
-                           : WalkResult::advance();
-              })
-              .wasInterrupted();
+  KernelNeighbours neighbours = findKernelNeighbours(anchor);
+  if (neighbours.rowReductions)
+    return false;
+  if (!neighbours.consumer)
+    return true;
+  auto consumer = dyn_cast<linalg::LinalgOp>(neighbours.consumer);
+  if (!consumer || consumer.getNumParallelLoops() != consumer.getNumLoops() ||
+      consumer->getNumResults() != 1 ||
+      !consumer.getIndexingMapMatchingResult(consumer->getResult(0))
+           .isIdentity())
+    return false;
+  for (OpOperand *input : consumer.getDpsInputOperands())
+    if (input->get() == anchor->getResult(0) &&
+        !consumer.getMatchingIndexingMap(input).isIdentity())
+      return false;
+  return true;
 }
 
 /// What gpu.mma needs to know of its anchor: a linalg.matmul or
@@ -81,8 +94,7 @@ struct MmaContraction {
 
   /// Tile sizes over the anchor's loops: the batch loop's `batchTile`
   /// first when there is one.
-  SmallVector<int64_t> sizes(ArrayRef<int64_t> inner,
-                             int64_t batchTile) const {
+  SmallVector<int64_t> sizes(ArrayRef<int64_t> inner, int64_t batchTile) const {
     SmallVector<int64_t> all(batchLoops, batchTile);
     llvm::append_range(all, inner);
     return all;
@@ -107,8 +119,8 @@ bool hasTransposedBMaps(ArrayRef<AffineMap> maps, unsigned batch,
       exprs.push_back(getAffineDimExpr(batch + d, context));
     return AffineMap::get(rank, 0, exprs, context);
   };
-  return maps.size() == 3 && maps[0] == map({0, 2}) &&
-         maps[1] == map({1, 2}) && maps[2] == map({0, 1});
+  return maps.size() == 3 && maps[0] == map({0, 2}) && maps[1] == map({1, 2}) &&
+         maps[2] == map({0, 1});
 }
 
 /// The anchor as gpu.mma sees it, or nothing when it is neither a matmul
@@ -197,8 +209,8 @@ public:
 
   bool matches(Operation *anchor,
                const TargetDescription &target) const override {
-    if (target.family != TargetFamily::Cuda ||
-        computeCapability(target) < 80 || !isAloneInKernel(anchor))
+    if (target.family != TargetFamily::Cuda || computeCapability(target) < 80 ||
+        !hasMmaEpilogueOnly(anchor))
       return false;
     std::optional<MmaContraction> c = analyzeContraction(anchor);
     if (!c)
@@ -207,9 +219,8 @@ public:
     if (!sixteenBit || !(c->c.isF32() || (c->a.isF16() && c->c.isF16())))
       return false;
     // A grid's z dimension holds the batch.
-    return c->m % kInstrM == 0 && c->n % kInstrN == 0 &&
-           c->k % kInstrK == 0 && c->m >= 32 && c->n >= 32 &&
-           c->batch <= 65535;
+    return c->m % kInstrM == 0 && c->n % kInstrN == 0 && c->k % kInstrK == 0 &&
+           c->m >= 32 && c->n >= 32 && c->batch <= 65535;
   }
 
   KnobSpace getKnobSpace(Operation *anchor,
@@ -284,16 +295,38 @@ public:
     w.comment("sketch gpu.mma: " + knobs.str());
     std::string anchorOp = anchor->getName().getStringRef().str();
     std::string matmul = w.match(anchorOp, kAnchorAttr);
+    bool epilogue = findKernelNeighbours(anchor).consumer != nullptr;
+    std::string consumer = epilogue ? w.match("", kConsumerAttr) : "";
     std::string fill = w.match("", kProducerAttr);
-    w.comment("S: block tiles");
-    std::string blockForall;
-    std::string tiled = tileUsingForallMapped(
-        w, matmul, c.sizes({t.blockM, t.blockN, 0}, 1),
+    std::string blockMapping =
         batched ? "[#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]"
-                : "[#gpu.block<y>, #gpu.block<x>]",
-        blockForall);
+                : "[#gpu.block<y>, #gpu.block<x>]";
+    std::string blockForall, tiled;
+    if (epilogue) {
+      w.comment("S: block tiles of the consumer (the epilogue), the matmul "
+                "fused into them");
+      consumer =
+          tileUsingForallMapped(w, consumer, c.sizes({t.blockM, t.blockN}, 1),
+                                blockMapping, blockForall);
+      w.fuseInto(matmul, blockForall);
+      tiled = matmul;
+    } else {
+      w.comment("S: block tiles");
+      tiled =
+          tileUsingForallMapped(w, matmul, c.sizes({t.blockM, t.blockN, 0}, 1),
+                                blockMapping, blockForall);
+    }
     w.comment("the fill of the accumulator, per block tile");
     w.fuseInto(fill, blockForall);
+    if (epilogue) {
+      // The block's f32 result between the matmul and its consumer: each
+      // thread reads back exactly the accumulator elements it wrote, which
+      // ke-gpu-vector-to-mma forwards from registers (the buffer is gone
+      // before codegen, and its absence is checked).
+      w.comment("the block tile between the matmul and the epilogue, "
+                "forwarded from registers");
+      w.bufferizeDestination(fill, kPrivate, "");
+    }
     w.comment("R: stages of K, A and B tiles copied to shared memory");
     SmallVector<std::string> loops;
     std::string staged =
@@ -344,6 +377,11 @@ public:
                           warpForall);
     tileUsingForallMapped(w, padded, c.sizes({t.warpM(), t.warpN(), 0}, 0),
                           warps, warpForall);
+    if (epilogue) {
+      w.comment("the epilogue's warp tiles: the accumulators' own");
+      tileUsingForallMapped(w, consumer, c.sizes({t.warpM(), t.warpN()}, 0),
+                            warps, warpForall);
+    }
     w.comment("each warp's tile one contraction, then bufferized and mapped");
     w.vectorizeFunction({"canonicalization"});
     std::string func = w.fresh("func"), bufferized = w.fresh("func");
@@ -369,7 +407,8 @@ public:
     // A batch matmul's contraction has a unit batch loop: dropped, so that
     // it is a plain 2-D contraction as mma.sync wants.
     if (batched)
-      w.line("  transform.apply_patterns.vector.cast_away_vector_leading_one_dim");
+      w.line(
+          "  transform.apply_patterns.vector.cast_away_vector_leading_one_dim");
     w.line(llvm::formatv(
         "  transform.apply_patterns.gpu.unroll_vectors_subgroup_mma "
         "[{0}, {1}, {2}]",

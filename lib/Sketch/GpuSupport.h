@@ -24,6 +24,8 @@ namespace ke {
 /// The memory space of shared-memory buffers in scripts.
 inline constexpr llvm::StringLiteral kWorkgroup =
     "#gpu.address_space<workgroup>";
+/// The memory space of per-thread buffers in scripts.
+inline constexpr llvm::StringLiteral kPrivate = "#gpu.address_space<private>";
 
 /// The loops of an anchor as the GPU rules see them.
 struct GpuLoops {

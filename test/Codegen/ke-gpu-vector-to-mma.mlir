@@ -168,3 +168,101 @@ func.func @stage_loop(%a: memref<16x64xf16>, %b: memref<64x8xf16>, %c: memref<16
   }
   return
 }
+
+// -----
+
+// A fused consumer (bias, ReLU, the cast to bf16) is the epilogue: the
+// accumulators go to a private f32 block tile, which the consumer reads.
+// Each lane computes the elements of the fragment it holds (two rows of two
+// for m16n8): its bias elements read as two, the ops on vectors of two, two
+// bf16 written per row. Its reads of the block tile take the values of the
+// accumulator stores at the same positions (the mma.sync results), and the
+// tile is gone.
+// CHECK-LABEL: func.func @epilogue
+// CHECK-NOT: memref.alloc() : memref<16x8xf32, #gpu.address_space<private>>
+// CHECK: %[[ACC:.*]] = scf.for {{.*}} -> (vector<2x2xf32>)
+// CHECK: nvgpu.mma.sync
+// CHECK-DAG: %[[ROW0:.*]] = vector.extract %[[ACC]][0] : vector<2xf32> from vector<2x2xf32>
+// CHECK-DAG: %[[ROW1:.*]] = vector.extract %[[ACC]][1] : vector<2xf32> from vector<2x2xf32>
+// CHECK: %[[BIAS:.*]] = vector.load %{{.*}}[%{{.*}}] : memref<8xbf16>, vector<2xbf16>
+// CHECK: %[[WIDE:.*]] = arith.extf %[[BIAS]] : vector<2xbf16> to vector<2xf32>
+// CHECK: %[[SUM0:.*]] = arith.addf %[[ROW0]], %[[WIDE]] : vector<2xf32>
+// CHECK: %[[RELU0:.*]] = arith.maximumf %[[SUM0]], %{{.*}} : vector<2xf32>
+// CHECK: %[[OUT0:.*]] = arith.truncf %[[RELU0]] : vector<2xf32> to vector<2xbf16>
+// CHECK: vector.store %[[OUT0]], %{{.*}} : memref<16x8xbf16>, vector<2xbf16>
+// CHECK: %[[SUM1:.*]] = arith.addf %[[ROW1]], %{{.*}} : vector<2xf32>
+// CHECK: vector.store %{{.*}} : memref<16x8xbf16>, vector<2xbf16>
+// CHECK-NOT: private
+// CHECK-NOT: vector<16x8xf32>
+func.func @epilogue(%a: memref<16x64xf16>, %b: memref<64x8xf16>, %bias: memref<8xbf16>, %out: memref<16x8xbf16>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %c64 = arith.constant 64 : index
+    %pad = arith.constant 0.0 : f16
+    %padf = arith.constant 0.0 : f32
+    %padb = arith.constant 0.0 : bf16
+    %row = affine.apply affine_map<()[s0] -> ((s0 floordiv 32) * 16)>()[%tx]
+    %sa = memref.alloc() : memref<16x16xf16, #gpu.address_space<workgroup>>
+    %sb = memref.alloc() : memref<16x8xf16, #gpu.address_space<workgroup>>
+    %tile = memref.alloc() : memref<16x8xf32, #gpu.address_space<private>>
+    %zero = arith.constant dense<0.0> : vector<16x8xf32>
+    vector.transfer_write %zero, %tile[%row, %c0] {in_bounds = [true, true]} : vector<16x8xf32>, memref<16x8xf32, #gpu.address_space<private>>
+    %init = vector.transfer_read %tile[%row, %c0], %padf {in_bounds = [true, true]} : memref<16x8xf32, #gpu.address_space<private>>, vector<16x8xf32>
+    %acc = scf.for %k = %c0 to %c64 step %c16 iter_args(%sum = %init) -> (vector<16x8xf32>) {
+      %ga = vector.transfer_read %a[%c0, %k], %pad {in_bounds = [true, true]} : memref<16x64xf16>, vector<16x16xf16>
+      vector.transfer_write %ga, %sa[%c0, %c0] {in_bounds = [true, true]} : vector<16x16xf16>, memref<16x16xf16, #gpu.address_space<workgroup>>
+      %gb = vector.transfer_read %b[%k, %c0], %pad {in_bounds = [true, true]} : memref<64x8xf16>, vector<16x8xf16>
+      vector.transfer_write %gb, %sb[%c0, %c0] {in_bounds = [true, true]} : vector<16x8xf16>, memref<16x8xf16, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %va = vector.transfer_read %sa[%row, %c0], %pad {in_bounds = [true, true]} : memref<16x16xf16, #gpu.address_space<workgroup>>, vector<16x16xf16>
+      %vb = vector.transfer_read %sb[%c0, %c0], %pad {in_bounds = [true, true]} : memref<16x8xf16, #gpu.address_space<workgroup>>, vector<16x8xf16>
+      %r = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %va, %vb, %sum : vector<16x16xf16>, vector<16x8xf16> into vector<16x8xf32>
+      gpu.barrier
+      scf.yield %r : vector<16x8xf32>
+    }
+    vector.transfer_write %acc, %tile[%row, %c0] {in_bounds = [true, true]} : vector<16x8xf32>, memref<16x8xf32, #gpu.address_space<private>>
+    gpu.barrier
+    %v = vector.transfer_read %tile[%row, %c0], %padf {in_bounds = [true, true]} : memref<16x8xf32, #gpu.address_space<private>>, vector<16x8xf32>
+    %bv = vector.transfer_read %bias[%c0], %padb {in_bounds = [true]} : memref<8xbf16>, vector<8xbf16>
+    %bw = arith.extf %bv : vector<8xbf16> to vector<8xf32>
+    %bb = vector.broadcast %bw : vector<8xf32> to vector<16x8xf32>
+    %s = arith.addf %v, %bb : vector<16x8xf32>
+    %m = arith.maximumf %s, %zero : vector<16x8xf32>
+    %t = arith.truncf %m : vector<16x8xf32> to vector<16x8xbf16>
+    vector.transfer_write %t, %out[%row, %c0] {in_bounds = [true, true]} : vector<16x8xbf16>, memref<16x8xbf16>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// An epilogue op ke cannot compute per lane (a transpose of the tile: a
+// lane would need elements other lanes hold) fails the launch with a
+// diagnostic at the op; never a silent fallback.
+func.func @epilogue_transpose(%a: memref<16x16xf16>, %b: memref<16x16xf16>, %out: memref<16x16xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %c0 = arith.constant 0 : index
+    %pad = arith.constant 0.0 : f16
+    %padf = arith.constant 0.0 : f32
+    %sa = memref.alloc() : memref<16x16xf16, #gpu.address_space<workgroup>>
+    %sb = memref.alloc() : memref<16x16xf16, #gpu.address_space<workgroup>>
+    %tile = memref.alloc() : memref<16x16xf32, #gpu.address_space<private>>
+    %zero = arith.constant dense<0.0> : vector<16x8xf32>
+    %va = vector.transfer_read %sa[%c0, %c0], %pad {in_bounds = [true, true]} : memref<16x16xf16, #gpu.address_space<workgroup>>, vector<16x16xf16>
+    %vb = vector.transfer_read %sb[%c0, %c0], %pad {in_bounds = [true, true]} : memref<16x16xf16, #gpu.address_space<workgroup>>, vector<16x8xf16>
+    %r = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %va, %vb, %zero : vector<16x16xf16>, vector<16x8xf16> into vector<16x8xf32>
+    vector.transfer_write %r, %tile[%c0, %c0] {in_bounds = [true, true]} : vector<16x8xf32>, memref<16x16xf32, #gpu.address_space<private>>
+    %v = vector.transfer_read %tile[%c0, %c0], %padf {in_bounds = [true, true]} : memref<16x16xf32, #gpu.address_space<private>>, vector<8x16xf32>
+    // expected-error @+1 {{an op of a tensor-core epilogue that ke cannot apply per lane}}
+    %t = vector.transpose %v, [1, 0] : vector<8x16xf32> to vector<16x8xf32>
+    vector.transfer_write %t, %out[%c0, %c0] {in_bounds = [true, true]} : vector<16x8xf32>, memref<16x16xf32>
+    gpu.terminator
+  }
+  return
+}

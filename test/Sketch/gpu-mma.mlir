@@ -73,8 +73,8 @@ func.func @batched(%a: tensor<4x128x64xbf16>, %b: tensor<4x64x128xbf16>, %c: ten
   return %r : tensor<4x128x128xf32>
 }
 
-// Not for gpu.mma (yet): f32 operands, shapes that are not whole
-// instructions (K = 24), and a matmul with a fused consumer.
+// Not for gpu.mma (yet): f32 operands and shapes that are not whole
+// instructions (K = 24).
 // CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
 // CHECK-NEXT: // sketch gpu.tile
 func.func @f32(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
@@ -87,16 +87,57 @@ func.func @odd_k(%a: tensor<64x24xf16>, %b: tensor<24x64xf16>, %c: tensor<64x64x
   %r = linalg.matmul ins(%a, %b : tensor<64x24xf16>, tensor<24x64xf16>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %r : tensor<64x64xf32>
 }
+
+// A consumer that reads the result transposed is a kernel of its own (the
+// epilogue's lanes compute the elements they hold): the matmul alone is
+// gpu.mma.
 // CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
-// CHECK-NEXT: // sketch gpu.tile
-func.func @consumer(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+// CHECK-NEXT: // sketch gpu.mma
+// CHECK: // -----// workload {{.*}} linalg.generic
+// CHECK-NEXT: // sketch gpu.elementwise
+func.func @transposed_consumer(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<64x64xbf16>, tensor<64x64xbf16>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
   %e = tensor.empty() : tensor<64x64xf32>
-  %g = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+  %g = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
        ins(%r : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
   ^bb0(%x: f32, %o: f32):
     %m = arith.maximumf %x, %x : f32
     linalg.yield %m : f32
   } -> tensor<64x64xf32>
   return %g : tensor<64x64xf32>
+}
+
+// A fused elementwise consumer (bias, GELU, the cast to bf16) is the
+// epilogue: its block tiles carry the matmul's, the f32 block tile between
+// them is private (ke-gpu-vector-to-mma forwards it from the accumulator
+// registers), and its warp tiles are the accumulators'.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
+// CHECK-NEXT: // sketch gpu.mma
+// CHECK: %[[MM:.*]] = transform.structured.match ops{["linalg.matmul"]} attributes {ke.anchor}
+// CHECK: %[[CONSUMER:.*]] = transform.structured.match attributes {ke.consumer}
+// CHECK: %[[FILL:.*]] = transform.structured.match attributes {ke.producer}
+// CHECK: %[[TILED:.*]], %[[BLOCKS:.*]] = transform.structured.tile_using_forall %[[CONSUMER]] tile_sizes [128, 128] (mapping = [#gpu.block<y>, #gpu.block<x>])
+// CHECK: %[[FUSED:.*]], %[[BLOCKS2:.*]] = transform.structured.fuse_into_containing_op %[[MM]] into %[[BLOCKS]]
+// CHECK: %[[FUSEDFILL:.*]], %{{.*}} = transform.structured.fuse_into_containing_op %[[FILL]] into %[[BLOCKS2]]
+// CHECK: bufferize_to_allocation %[[FUSEDFILL]] {memory_space = #gpu.address_space<private>, bufferize_destination_only}
+// CHECK: tile_using_for %[[FUSED]] tile_sizes [0, 0, 32]
+// CHECK: tile_using_forall %[[FUSEDFILL]] tile_sizes [64, 64] (mapping = [#gpu.warp<linear_dim_1>, #gpu.warp<linear_dim_0>])
+// CHECK: tile_using_forall %{{.*}} tile_sizes [64, 64, 0] (mapping = [#gpu.warp<linear_dim_1>, #gpu.warp<linear_dim_0>])
+// CHECK: tile_using_forall %[[TILED]] tile_sizes [64, 64] (mapping = [#gpu.warp<linear_dim_1>, #gpu.warp<linear_dim_0>])
+func.func @epilogue(%x: tensor<256x128xbf16>, %w: tensor<512x128xbf16>, %bias: tensor<512xbf16>) -> tensor<256x512xbf16> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x512xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<256x512xf32>) -> tensor<256x512xf32>
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%x, %w : tensor<256x128xbf16>, tensor<512x128xbf16>) outs(%c : tensor<256x512xf32>) -> tensor<256x512xf32>
+  %o = tensor.empty() : tensor<256x512xbf16>
+  %g = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+    ins(%r, %bias : tensor<256x512xf32>, tensor<512xbf16>) outs(%o : tensor<256x512xbf16>) {
+  ^bb0(%a: f32, %b: bf16, %out: bf16):
+    %bf = arith.extf %b : bf16 to f32
+    %s = arith.addf %a, %bf : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<256x512xbf16>
+  return %g : tensor<256x512xbf16>
 }
