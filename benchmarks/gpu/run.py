@@ -12,7 +12,8 @@ every problem of the kernel suite (benchmarks/suite/full, or --small):
    twice its size, inputs rotated, median). The problem's ke time is the sum
    of its kernels' best times (fills and consumers fused into another kernel
    are part of that kernel).
-2. The same computation in PyTorch (same shapes and dtypes, TF32 off, eager,
+2. The same computation in PyTorch (same shapes and dtypes, TF32 off unless
+   --allow-tf32 (then on for ke and PyTorch alike), eager,
    its own best layout prepared outside the timing), timed the same way:
    CUDA events around the op only, L2 flushed the same way between runs,
    median.
@@ -175,7 +176,8 @@ def torch_op(name, tensors, torch):
     F = torch.nn.functional
     cl, cl3 = torch.channels_last, torch.channels_last_3d
     t = tensors
-    if name in ("matmul_square", "matmul_rect", "matmul_irregular", "matmul_4096"):
+    if name in ("matmul_square", "matmul_rect", "matmul_irregular", "matmul_4096",
+                "matmul_f32_4096"):
         return lambda: torch.mm(t[0], t[1])
     if name == "matmul_transposed_b":
         bt = t[1].t()  # B is N x K: a transposed view, as cuBLAS takes it
@@ -493,7 +495,8 @@ def markdown(meta, rows):
         "Times are medians (CUDA events; before each run the L2 is flushed by reading "
         "a buffer twice its size, so it holds clean lines); ke's are the "
         "sum of the problem's kernels, each checked against the CPU reference. "
-        "PyTorch: eager, TF32 off. *vs PyTorch* = PyTorch time / ke time (above 1: "
+        f"PyTorch: eager, TF32 {'on (ke: +tf32)' if meta.get('target', '').endswith('+tf32') else 'off'}. "
+        "*vs PyTorch* = PyTorch time / ke time (above 1: "
         f"ke is faster). Problems below {MEMORY_BOUND_INTENSITY:.0f} flop/byte are "
         "rated in % of the copy bandwidth (inputs + result bytes / time), others in GFLOP/s.",
         "",
@@ -579,6 +582,9 @@ def main():
                         help="seconds per candidate (ke-opt tune --timeout)")
     parser.add_argument("--ke-opt", help="ke-opt binary (default: build/package)")
     parser.add_argument("--no-db", action="store_true", help="tune without a database")
+    parser.add_argument("--allow-tf32", action="store_true",
+                        help="f32 contractions on TF32 tensor cores, ke (target "
+                        "cuda:sm_XY+tf32) and PyTorch (allow_tf32) alike")
     parser.add_argument("--out", default=os.environ.get("OUT") or os.path.join(ROOT, "build", "gpu-bench"),
                         help="output folder (default $OUT)")
     parser.add_argument("--results", help="docs/results.md to update between the gpu markers")
@@ -603,8 +609,8 @@ def main():
     import torch  # only needed from here on
     if not torch.cuda.is_available():
         sys.exit("gpu-bench: PyTorch sees no CUDA device")
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = args.allow_tf32
+    torch.backends.cudnn.allow_tf32 = args.allow_tf32
     torch.backends.cudnn.benchmark = True  # PyTorch's best algorithm per shape
 
     # Not under --out: the unpacked binary (120 MB) must not travel back.
@@ -616,6 +622,8 @@ def main():
         sys.exit(f"gpu-bench: {ke_opt} --version failed ({code}): {err[-500:]}")
     capability = torch.cuda.get_device_capability(0)
     target = pick_target(ke_opt, capability)
+    if args.allow_tf32:
+        target += "+tf32"
     driver = "?"
     if shutil.which("nvidia-smi"):
         code, out, _ = run_ke(["nvidia-smi", "--query-gpu=driver_version",

@@ -46,13 +46,24 @@ namespace {
 /// pipeline that the pipeline hash covers (printed by the passes for pass
 /// steps), the target families it runs for, and what it does.
 struct GpuLoweringStep {
-  enum Families { AllFamilies, CudaOnly };
+  /// CudaTF32 and CudaNoTF32: CUDA targets that allow TF32 (+tf32) or not.
+  enum Families { AllFamilies, CudaOnly, CudaTF32, CudaNoTF32 };
   std::string text;
   Families families;
   std::function<LogicalResult(ModuleOp)> run;
 
-  bool appliesTo(TargetFamily family) const {
-    return families == AllFamilies || family == TargetFamily::Cuda;
+  bool appliesTo(const TargetDescription &target) const {
+    switch (families) {
+    case AllFamilies:
+      return true;
+    case CudaOnly:
+      return target.family == TargetFamily::Cuda;
+    case CudaTF32:
+      return target.family == TargetFamily::Cuda && target.allowTF32;
+    case CudaNoTF32:
+      return target.family == TargetFamily::Cuda && !target.allowTF32;
+    }
+    return false;
   }
 };
 
@@ -107,8 +118,16 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
     // After hoisting (the mma.sync accumulators are the stage loop's
     // iter_args), before outlining and before vector transfers are lowered
     // (the conversion reads 2-D transfers).
+    // f32 contractions become TF32 mma.sync only for +tf32 targets (the
+    // option is in the text, so the two pipelines hash differently).
     list.push_back(passStep({{[] { return createGpuVectorToMmaPass(); }}},
-                            GpuLoweringStep::CudaOnly));
+                            GpuLoweringStep::CudaNoTF32));
+    list.push_back(passStep({{[] {
+                              GpuVectorToMmaPassOptions options;
+                              options.allowTF32 = true;
+                              return createGpuVectorToMmaPass(options);
+                            }}},
+                            GpuLoweringStep::CudaTF32));
     list.push_back(
         passStep({{[] { return createGpuPipelineStageCopiesPass(); }}},
                  GpuLoweringStep::CudaOnly));
@@ -147,7 +166,7 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
 std::string ke::getGpuPipelineText(const TargetDescription &target) {
   std::string text;
   for (const GpuLoweringStep &step : getGpuLoweringSteps())
-    if (step.appliesTo(target.family))
+    if (step.appliesTo(target))
       text += (text.empty() ? "" : ",") + step.text;
   return text + "," +
          (target.family == TargetFamily::Rocm
@@ -169,7 +188,7 @@ ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
     return kernel.emitError("no GPU lowering for target '")
            << target.name << "'";
   for (const GpuLoweringStep &step : getGpuLoweringSteps())
-    if (step.appliesTo(target.family) && failed(step.run(kernel)))
+    if (step.appliesTo(target) && failed(step.run(kernel)))
       return failure();
   bool rocm = target.family == TargetFamily::Rocm;
   // $KE_DUMP_GPU_MODULE names a file that receives the module as the

@@ -375,8 +375,29 @@ void forwardAccumulatorFills(gpu::LaunchOp launch) {
   }
 }
 
+/// Makes the f32 mma.sync ops of `launch` (upstream's conversion leaves
+/// m16n8k8 f32 ones) TF32 where `allowTF32`; an error where not, since
+/// TF32 changes the numerics of an f32 contraction.
+LogicalResult lowerF32MmaSync(gpu::LaunchOp launch, bool allowTF32) {
+  SmallVector<nvgpu::MmaSyncOp> f32;
+  launch.walk([&](nvgpu::MmaSyncOp mma) {
+    if (getElementTypeOrSelf(mma.getMatrixA().getType()).isF32())
+      f32.push_back(mma);
+  });
+  if (f32.empty())
+    return success();
+  if (!allowTF32)
+    return f32.front().emitError(
+        "an f32 contraction on tensor cores runs in TF32, which the target "
+        "does not allow (name it cuda:sm_NN+tf32, or --allow-tf32)");
+  RewritePatternSet patterns(launch.getContext());
+  nvgpu::populateMmaSyncF32ToTF32Patterns(patterns,
+                                          nvgpu::MmaSyncF32Lowering::TF32);
+  return applyPatternsGreedily(launch, std::move(patterns));
+}
+
 /// Converts the contractions of one launch; fails with a diagnostic.
-LogicalResult convertLaunch(gpu::LaunchOp launch) {
+LogicalResult convertLaunch(gpu::LaunchOp launch, bool allowTF32) {
   bool bf16 = false;
   launch.walk([&](vector::ContractionOp contract) {
     bf16 |= hasBf16Operands(contract);
@@ -412,7 +433,8 @@ LogicalResult convertLaunch(gpu::LaunchOp launch) {
   });
   if (left.wasInterrupted())
     return failure();
-  if (failed(ke::forwardMmaEpilogueTiles(launch)))
+  if (failed(ke::forwardMmaEpilogueTiles(launch)) ||
+      failed(lowerF32MmaSync(launch, allowTF32)))
     return failure();
   swizzleSharedTiles(launch);
   if (bf16) {
@@ -429,6 +451,7 @@ LogicalResult convertLaunch(gpu::LaunchOp launch) {
 
 struct GpuVectorToMmaPass
     : ke::impl::GpuVectorToMmaPassBase<GpuVectorToMmaPass> {
+  using Base::Base;
   void runOnOperation() override {
     SmallVector<gpu::LaunchOp> launches;
     getOperation().walk([&](gpu::LaunchOp launch) {
@@ -439,7 +462,7 @@ struct GpuVectorToMmaPass
         launches.push_back(launch);
     });
     for (gpu::LaunchOp launch : launches)
-      if (failed(convertLaunch(launch)))
+      if (failed(convertLaunch(launch, allowTF32)))
         return signalPassFailure();
   }
 };

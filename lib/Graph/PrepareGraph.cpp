@@ -41,6 +41,9 @@ void ke::buildGraphPreparationPipeline(OpPassManager &pm,
   pm.addPass(createStridedInsertsToGathersPass());
   // Before the transpose folds: its output transpose folds into consumers.
   pm.addPass(createConvsToChannelsLastPass());
+  // Before the transpose fold: a 16-bit weight's transpose feeds its
+  // extension, which this removes.
+  pm.addPass(createFoldExtensionsIntoContractionsPass());
   pm.addPass(createFoldTransposesIntoContractionsPass());
   pm.addPass(createFoldBroadcastsIntoConsumersPass());
   pm.addPass(createEraseDeadResultsPass());

@@ -97,20 +97,27 @@ void ke::writeCandidateReport(llvm::raw_ostream &report, ErrorClass error,
 
 bool ke::checkAgainstReference(
     llvm::raw_ostream &report, llvm::ArrayRef<HostBuffer> actual,
-    llvm::ArrayRef<std::optional<HostBuffer>> reference, double &worst) {
+    llvm::ArrayRef<std::optional<HostBuffer>> reference, double &worst,
+    bool tf32Results) {
   for (auto [index, expected] : llvm::enumerate(reference)) {
     if (!expected)
       continue;
     ElementKind kind = actual[index].getKind();
+    double tolerance = tf32Results && kind == ElementKind::F32
+                           ? getTF32Tolerance()
+                           : getTolerance(kind);
     double error = relativeL2Error(actual[index], *expected);
     worst = std::max(worst, error);
-    if (!(error <= getTolerance(kind))) {
+    if (!(error <= tolerance)) {
       std::string message =
           std::isfinite(error)
               ? llvm::formatv("relative L2 error {0:e} in output #{1} exceeds "
                               "the {2} tolerance {3:e}",
-                              error, index, stringifyElementKind(kind),
-                              getTolerance(kind))
+                              error, index,
+                              tf32Results && kind == ElementKind::F32
+                                  ? "tf32"
+                                  : stringifyElementKind(kind),
+                              tolerance)
                     .str()
               : llvm::formatv("output #{0} holds NaN or infinity (elements "
                               "not written, or computed out of range)",

@@ -71,11 +71,12 @@ void writeCandidateReport(llvm::raw_ostream &report, ErrorClass error,
 /// Compares every result in `actual` (a full argument list) with
 /// `reference` (the reference's results, in argument order) by relative L2
 /// error; `worst` gets the largest. On a result over its element type's
-/// tolerance, writes the wrong-result report and returns false.
+/// tolerance (f32: TF32's where `tf32Results`), writes the wrong-result
+/// report and returns false.
 bool checkAgainstReference(llvm::raw_ostream &report,
                            llvm::ArrayRef<HostBuffer> actual,
                            llvm::ArrayRef<std::optional<HostBuffer>> reference,
-                           double &worst);
+                           double &worst, bool tf32Results = false);
 
 //===----------------------------------------------------------------------===//
 // Time

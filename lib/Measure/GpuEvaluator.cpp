@@ -21,6 +21,10 @@
 #include "ke/Runtime/HipRunner.h"
 #include "ke/Workload/Workload.h"
 
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/TypeUtilities.h"
+
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -57,6 +61,16 @@ bool ke::isBigReference(Operation *anchor,
   return bytes > kBigReferenceBytes || (flops && *flops > kBigReferenceFlops);
 }
 
+/// True for a contraction (a linalg op with a reduction loop whose body
+/// multiplies) of f32 inputs: what a +tf32 target runs in TF32.
+static bool isF32Contraction(Operation *anchor) {
+  auto op = dyn_cast<linalg::LinalgOp>(anchor);
+  return op && linalg::isaContractionOpInterface(op) &&
+         llvm::all_of(op.getDpsInputs(), [](Value input) {
+           return getElementTypeOrSelf(input.getType()).isF32();
+         });
+}
+
 FailureOr<std::unique_ptr<GpuEvaluator>>
 GpuEvaluator::create(Operation *anchor, const TargetDescription &target,
                      const EvaluatorOptions &options,
@@ -68,6 +82,8 @@ GpuEvaluator::create(Operation *anchor, const TargetDescription &target,
   evaluator->target = target;
   evaluator->host = detectHostTarget();
   evaluator->options = options;
+  evaluator->options.tf32Results =
+      target.allowTF32 && isF32Contraction(anchor);
   evaluator->builder = std::move(builder);
   // The input sets are the CPU path's, made by a CpuEvaluator of the host:
   // same seeds, same tolerances. Its reference runs on the CPU unless this
@@ -220,7 +236,8 @@ template <typename Runtime> struct DeviceSteps {
   std::optional<double> check(Runner &runner, double &worst) {
     std::vector<HostBuffer> results;
     std::optional<double> seconds = runOnFirstSet(runner, results);
-    if (!seconds || !checkAgainstReference(report, results, expected, worst))
+    if (!seconds || !checkAgainstReference(report, results, expected, worst,
+                                           options.tf32Results))
       return std::nullopt;
     return seconds;
   }

@@ -77,6 +77,8 @@ double ke::getTolerance(ElementKind kind) {
   }
 }
 
+double ke::getTF32Tolerance() { return 4e-3; }
+
 uint16_t ke::floatToHalfBits(float value) {
   uint32_t x;
   std::memcpy(&x, &value, 4);

@@ -38,23 +38,14 @@ using namespace ke;
 
 namespace {
 
-/// The mma.sync instruction shape (m16n8k16 for 16-bit operands).
-constexpr int64_t kInstrM = 16, kInstrN = 8, kInstrK = 16;
+/// The mma.sync instruction's M and N (m16n8k16 for 16-bit operands,
+/// m16n8k8 for TF32: K is 256 bits of operand).
+constexpr int64_t kInstrM = 16, kInstrN = 8;
 /// Bytes each thread copies to shared memory at a time.
 constexpr int64_t kCopyBytes = 16;
 /// The largest warp tile: 64x64 f32 accumulators are 128 registers of a
 /// thread, half of what one may have.
 constexpr int64_t kMaxWarpTileElements = 64 * 64;
-
-/// The CUDA compute capability of `target` (90 for sm_90a), 0 if unknown.
-int64_t computeCapability(const TargetDescription &target) {
-  StringRef chip = target.chip;
-  if (!chip.consume_front("sm_"))
-    return 0;
-  chip = chip.take_while([](char c) { return llvm::isDigit(c); });
-  int64_t value = 0;
-  return chip.getAsInteger(10, value) ? 0 : value;
-}
 
 /// True when the anchor's kernel holds nothing but it, fills and at most
 /// one elementwise consumer that reads the anchor's result element for
@@ -91,6 +82,9 @@ struct MmaContraction {
   int64_t batch = 1, m = 0, n = 0, k = 0;
   bool transposedB = false;
   Type a, b, c;
+
+  /// The instruction's K: 16 for 16-bit operands, 8 for TF32.
+  int64_t instrK() const { return 256 / a.getIntOrFloatBitWidth(); }
 
   /// Tile sizes over the anchor's loops: the batch loop's `batchTile`
   /// first when there is one.
@@ -209,18 +203,23 @@ public:
 
   bool matches(Operation *anchor,
                const TargetDescription &target) const override {
-    if (target.family != TargetFamily::Cuda || computeCapability(target) < 80 ||
+    if (target.family != TargetFamily::Cuda || getCudaComputeCapability(target.chip) < 80 ||
         !hasMmaEpilogueOnly(anchor))
       return false;
     std::optional<MmaContraction> c = analyzeContraction(anchor);
     if (!c)
       return false;
-    bool sixteenBit = c->a == c->b && (c->a.isF16() || c->a.isBF16());
-    if (!sixteenBit || !(c->c.isF32() || (c->a.isF16() && c->c.isF16())))
+    bool sixteenBit = c->a == c->b && (c->a.isF16() || c->a.isBF16()) &&
+                      (c->c.isF32() || (c->a.isF16() && c->c.isF16()));
+    // f32 on TF32 tensor cores only where the user allowed it.
+    bool tf32 = target.allowTF32 && c->a.isF32() && c->b.isF32() &&
+                c->c.isF32();
+    if (!sixteenBit && !tf32)
       return false;
     // A grid's z dimension holds the batch.
-    return c->m % kInstrM == 0 && c->n % kInstrN == 0 && c->k % kInstrK == 0 &&
-           c->m >= 32 && c->n >= 32 && c->batch <= 65535;
+    return c->m % kInstrM == 0 && c->n % kInstrN == 0 &&
+           c->k % c->instrK() == 0 && c->m >= 32 && c->n >= 32 &&
+           c->batch <= 65535;
   }
 
   KnobSpace getKnobSpace(Operation *anchor,
@@ -232,8 +231,11 @@ public:
         makeKnob("block.m", dividingChoices(m, {32, 64, 128, 256}, 32), 128));
     space.knobs.push_back(
         makeKnob("block.n", dividingChoices(n, {32, 64, 128, 256}, 32), 128));
-    space.knobs.push_back(
-        makeKnob("kblock", dividingChoices(k, {16, 32, 64}, kInstrK), 32));
+    // Stages of 32 16-bit or 16 f32 elements by default: 16 KiB for two
+    // 128-wide tiles, three buffers within 48 KiB.
+    space.knobs.push_back(makeKnob(
+        "kblock", dividingChoices(k, {8, 16, 32, 64}, c.instrK()),
+        512 / c.a.getIntOrFloatBitWidth()));
     space.knobs.push_back(makeKnob("warps.m", {1, 2, 4}, 2));
     space.knobs.push_back(makeKnob("warps.n", {1, 2, 4}, 2));
     return space;
@@ -285,8 +287,7 @@ public:
     unsigned bits = c.a.getIntOrFloatBitWidth();
     int64_t threads = t.threads(target.gpu.warpSize);
     int64_t vector = kCopyBytes * 8 / bits;
-    std::string aName = c.a.isBF16() ? "bf16" : "f16";
-    std::string cName = c.c.isF32() ? "f32" : "f16";
+    std::string aName = typeName(c.a), cName = typeName(c.c);
     // A batch matmul runs one batch per block (grid z); everything else is
     // the matmul's schedule with the batch loop untiled (0) inside.
     bool batched = c.batchLoops > 0;
@@ -412,7 +413,7 @@ public:
     w.line(llvm::formatv(
         "  transform.apply_patterns.gpu.unroll_vectors_subgroup_mma "
         "[{0}, {1}, {2}]",
-        kInstrM, kInstrN, kInstrK));
+        kInstrM, kInstrN, c.instrK()));
     w.line("  transform.apply_patterns.memref.fold_memref_alias_ops");
     w.line("  transform.apply_patterns.canonicalization");
     w.line("} : !transform.any_op");
@@ -434,7 +435,7 @@ public:
     d.addLevel(TileLevelRole::Cache, c.sizes({0, 0, t.kBlock}, 0), false);
     d.addLevel(TileLevelRole::Register, c.sizes({t.warpM(), t.warpN(), 0}, 0),
                true);
-    d.addLevel(TileLevelRole::Inner, c.sizes({kInstrM, kInstrN, kInstrK}, 0),
+    d.addLevel(TileLevelRole::Inner, c.sizes({kInstrM, kInstrN, c.instrK()}, 0),
                false);
     d.threads = t.threads(target.gpu.warpSize);
     d.vectorLoop = c.batchLoops + 1;

@@ -146,6 +146,8 @@ std::string ke::describeValidTargets() {
                                      [](const CpuModel &m) { return m.name; }),
                      ", ");
   text += "\n  cuda:<sm>           " + listGpuChips(TargetFamily::Cuda);
+  text += "\n  cuda:<sm>+tf32      f32 contractions on TF32 tensor cores (sm_80 "
+          "and later; changes numerics)";
   text += "\n  rocm:<gfx>          " + listGpuChips(TargetFamily::Rocm);
   return text;
 }
@@ -164,8 +166,16 @@ llvm::Expected<TargetDescription> ke::parseTarget(StringRef spec) {
   if (family == "cuda" || family == "rocm") {
     TargetFamily gpuFamily =
         family == "cuda" ? TargetFamily::Cuda : TargetFamily::Rocm;
+    auto [chip, option] = model.split('+');
+    bool tf32 = model.contains('+');
+    if (tf32 && option != "tf32")
+      return invalidTarget(spec, "the only GPU target option is +tf32");
+    if (tf32 && (gpuFamily != TargetFamily::Cuda ||
+                 getCudaComputeCapability(chip) < 80))
+      return invalidTarget(spec, "+tf32 needs a CUDA target of sm_80 or "
+                                 "later (TF32 tensor cores)");
     for (const GpuArch &arch : kGpuArchs) {
-      if (arch.family != gpuFamily || arch.chip != model)
+      if (arch.family != gpuFamily || arch.chip != chip)
         continue;
       TargetDescription t;
       t.name = spec.str();
@@ -174,6 +184,7 @@ llvm::Expected<TargetDescription> ke::parseTarget(StringRef spec) {
       t.chip = arch.chip.str();
       t.features = arch.features.str();
       t.gpu = arch.gpu;
+      t.allowTF32 = tf32;
       return t;
     }
     if (!hasModel)
@@ -198,6 +209,14 @@ std::optional<unsigned> ke::getFixedSveVscale(const TargetDescription &t) {
   return t.cpu.vectorBits / 128;
 }
 
+int64_t ke::getCudaComputeCapability(StringRef chip) {
+  if (!chip.consume_front("sm_"))
+    return 0;
+  chip = chip.take_while([](char c) { return llvm::isDigit(c); });
+  int64_t value = 0;
+  return chip.getAsInteger(10, value) ? 0 : value;
+}
+
 llvm::json::Value ke::toJSON(const TargetDescription &t) {
   llvm::json::Object o{{"name", t.name},
                        {"family", stringifyTargetFamily(t.family)},
@@ -220,6 +239,7 @@ llvm::json::Value ke::toJSON(const TargetDescription &t) {
     o["shared_memory_per_block_bytes"] = t.gpu.sharedMemoryPerBlockBytes;
     o["registers_per_multiprocessor"] = t.gpu.registersPerMultiprocessor;
     o["max_registers_per_thread"] = t.gpu.maxRegistersPerThread;
+    o["allow_tf32"] = t.allowTF32;
   }
   return o;
 }

@@ -67,6 +67,13 @@ cl::opt<std::string> ke::targetOption(
     "target", cl::desc("Target (see `ke-opt target --help`)"), cl::init("cpu"),
     cl::sub(getTuneCommand()), cl::sub(getCompileCommand()),
     cl::sub(getBenchCommand()), cl::sub(getSketchesCommand()));
+cl::opt<bool> ke::allowTF32Option(
+    "allow-tf32",
+    cl::desc("Let f32 contractions run on TF32 tensor cores (CUDA sm_80 and "
+             "later; 10 mantissa bits: changes numerics, off by default as "
+             "in PyTorch). Same as naming the target cuda:sm_NN+tf32"),
+    cl::init(false), cl::sub(getTuneCommand()), cl::sub(getCompileCommand()),
+    cl::sub(getBenchCommand()), cl::sub(getSketchesCommand()));
 cl::opt<std::string> ke::dbOption(
     "db", cl::desc("Tuning database (default $KE_DB or ke-tuning.db)"),
     cl::sub(getTuneCommand()), cl::sub(getCompileCommand()),

@@ -49,6 +49,7 @@ llvm::cl::SubCommand &getDbCommand();
 /// Options several subcommands share (defined in Subcommands.cpp).
 extern llvm::cl::list<std::string> inputFiles;
 extern llvm::cl::opt<std::string> targetOption;
+extern llvm::cl::opt<bool> allowTF32Option;
 extern llvm::cl::opt<std::string> dbOption;
 extern llvm::cl::opt<uint64_t> seedOption;
 /// --no-prepare-graph: skip the graph preparation (ke/Graph) of inputs.

@@ -48,7 +48,10 @@ GraphPreparationOptions ke::getGraphPreparationOptions() {
 
 std::optional<TargetDescription>
 ke::parseTargetOption(llvm::StringRef command) {
-  llvm::Expected<TargetDescription> target = parseTarget(targetOption);
+  std::string spec = targetOption;
+  if (allowTF32Option && !llvm::StringRef(spec).ends_with("+tf32"))
+    spec += "+tf32";
+  llvm::Expected<TargetDescription> target = parseTarget(spec);
   if (!target) {
     subcommandError(command) << llvm::toString(target.takeError()) << '\n';
     return std::nullopt;

@@ -228,7 +228,14 @@ def GpuVectorToMmaPass : Pass<"ke-gpu-vector-to-mma", "::mlir::ModuleOp"> {
     tiles are swizzled (upstream's optimizeSharedMemoryReadsAndWrites). A
     contraction the conversion does not take is an error, not a silent
     scalar loop. CUDA only; launches without contractions are left alone.
+    f32 contractions (m16n8k8) become TF32 mma.sync with allow-tf32 (the
+    +tf32 targets), and are an error without it.
   }];
+  let options = [
+    Option<"allowTF32", "allow-tf32", "bool", /*default=*/"false",
+           "Lower f32 contractions to TF32 mma.sync (10 mantissa bits: the "
+           "target must allow it)">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",

@@ -13,6 +13,34 @@
 
 include "mlir/Pass/PassBase.td"
 
+def FoldExtensionsIntoContractionsPass
+    : Pass<"ke-fold-extensions-into-contractions"> {
+  let summary = "Let matmul and batch_matmul read the bf16/f16 tensors that "
+                "their f32 operands extend";
+  let description = [{
+    torch-mlir imports a bf16 or f16 `nn.Linear` (or `torch.mm`, `bmm`) as
+    an elementwise extension of each operand to f32 feeding an f32
+    contraction. ke would run each extension as a kernel of its own and
+    the contraction on f32 data, which tensor cores do not take. Since
+    `linalg.matmul` and `linalg.batch_matmul` extend their operands to the
+    result's element type themselves, an input produced by a
+    `linalg.generic` that only extends a 16-bit float tensor to f32
+    (identity maps, one `arith.extf`) is replaced by that tensor:
+
+        %a32 = linalg.generic ... ins(%a : tensor<..xbf16>) { arith.extf }
+        %r = linalg.matmul ins(%a32, %b32 : ..xf32, ..xf32) outs(%c : ..xf32)
+      ->
+        %r = linalg.matmul ins(%a, %b : ..xbf16, ..xbf16) outs(%c : ..xf32)
+
+    The same computation bit for bit (the products are of the same exactly
+    extended values, accumulated in f32). Runs before
+    ke-fold-transposes-into-contractions, so that a weight's transpose,
+    once it feeds the matmul directly, folds into its maps. The extension
+    is left to erase-dead-results when nothing else reads it.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def FoldTransposesIntoContractionsPass
     : Pass<"ke-fold-transposes-into-contractions"> {
   let summary = "Fold linalg.transpose producers of matmul and batch_matmul "

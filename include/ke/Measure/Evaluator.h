@@ -92,6 +92,9 @@ struct EvaluatorOptions {
   KernelFusion fusion = KernelFusion::Elementwise;
   /// Where a GPU target's reference runs.
   ReferencePlace reference = ReferencePlace::Auto;
+  /// f32 results carry TF32's error (getTF32Tolerance): set by the GPU
+  /// evaluator for an f32 contraction on a target that allows TF32.
+  bool tf32Results = false;
 };
 
 /// Judges schedules for one workload on one target: builds each candidate,

@@ -31,6 +31,15 @@ llvm::StringRef stringifyElementKind(ElementKind kind);
 /// The relative L2 error a result of this type may have against the
 /// reference: fp64 1e-9, fp32 1e-4, fp16 1e-2, bf16 3e-2, integers 0.
 double getTolerance(ElementKind kind);
+/// The relative L2 error an f32 result of a TF32 contraction may have:
+/// 4e-3, four TF32 unit roundoffs. The tensor cores truncate each f32
+/// operand to 10 mantissa bits (a relative error in [0, 2^-10)), so a
+/// product is off by up to 2^-9, about 2^-10 on average and biased the
+/// same way; a dot product inherits that average whatever its length
+/// (same-sign terms add their errors as they add their values; mixed-sign
+/// ones add both as random walks), while the f32 accumulation adds at most
+/// K x 2^-24. docs/measurement.md.
+double getTF32Tolerance();
 
 class HostBuffer {
 public:

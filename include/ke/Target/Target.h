@@ -75,6 +75,12 @@ struct TargetDescription {
   bool detectedFromHost = false;
   CpuDescription cpu;
   GpuDescription gpu;
+  /// CUDA targets named with `+tf32` (`cuda:sm_90+tf32`, or `--allow-tf32`):
+  /// f32 contractions may run on the tensor cores in TF32 (10 mantissa
+  /// bits), which changes their numerics. Off by default, as in PyTorch;
+  /// the suffix stays in the name, so records and pipelines of the two
+  /// kinds never mix.
+  bool allowTF32 = false;
 
   bool isCpu() const { return family == TargetFamily::Cpu; }
   bool isGpu() const { return family != TargetFamily::Cpu; }
@@ -82,6 +88,10 @@ struct TargetDescription {
 
 /// Parses a target string. Fails with a message that lists the valid forms.
 llvm::Expected<TargetDescription> parseTarget(llvm::StringRef spec);
+
+/// The compute capability a CUDA chip name gives (90 for sm_90 and
+/// sm_90a), 0 for any other name.
+int64_t getCudaComputeCapability(llvm::StringRef chip);
 
 /// The target strings ke accepts, one line each, for help and error texts.
 std::string describeValidTargets();
