@@ -194,6 +194,9 @@ def torch_op(name, tensors, torch):
         # result
         bt = t[1].t()
         return lambda: torch.mm(t[0], bt, out_dtype=torch.float32)
+    if re.fullmatch(r"matmul_tb_f32_\d+", name):
+        bt = t[1].t()
+        return lambda: torch.mm(t[0], bt)
     if re.fullmatch(r"mlp_(bf16|f16)_[0-9x]+", name):
         # nn.Linear (weight N x K) + bias, then exact GELU: cuBLAS (bias in
         # its epilogue) and a separate GELU kernel

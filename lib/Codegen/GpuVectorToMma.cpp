@@ -319,27 +319,33 @@ void forwardAccumulatorFills(gpu::LaunchOp launch) {
   });
   OpBuilder builder(launch.getContext());
   for (vector::TransferReadOp read : reads) {
+    Value readRoot = ke::getMemrefRoot(read.getBase());
+    // Whether a write to `written` may touch the read's buffer.
+    auto mayAlias = [&](Value written) {
+      Value root = ke::getMemrefRoot(written);
+      return root == readRoot || !ke::isDistinctBuffer(root) ||
+             !ke::isDistinctBuffer(readRoot);
+    };
     vector::TransferWriteOp source;
     for (Operation *op = read->getPrevNode(); op && !source;
          op = op->getPrevNode()) {
       if (isa<gpu::BarrierOp>(op) || isMemoryEffectFree(op))
         continue;
       auto write = dyn_cast<vector::TransferWriteOp>(op);
-      if (!write) {
-        auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-        if (!effects ||
-            effects.getEffectOnValue<MemoryEffects::Write>(read.getBase()) ||
-            !effects.hasEffect<MemoryEffects::Write>() ||
-            llvm::any_of(op->getOperands(),
-                         [&](Value v) { return v == read.getBase(); }))
+      if (write && write.getBase() == read.getBase()) {
+        // Other tiles of the buffer may be written in between, with the
+        // same constant.
+        if (!splatWritten(write) || write.getMask())
           break;
+        if (sameTransferTile(write, read))
+          source = write;
         continue;
       }
-      if (write.getBase() != read.getBase() || !splatWritten(write) ||
-          write.getMask())
+      // Reads, and writes of other buffers (the copies into shared memory
+      // where the stage loop has one iteration and is gone), change
+      // nothing the read reads.
+      if (ke::mayWriteMemory(op, mayAlias))
         break;
-      if (sameTransferTile(write, read))
-        source = write;
     }
     auto constant = source
                         ? source.getVector().getDefiningOp<arith::ConstantOp>()
