@@ -130,6 +130,32 @@ def _exact_fp32(torch):
          torch.backends.cuda.matmul.allow_tf32) = saved
 
 
+# Elements compared at a time: the errors are computed in float64, and a
+# whole KernelBench output (up to 2^31 elements) in float64 with its
+# temporaries would not fit next to the model on an 80 GB GPU.
+COMPARE_CHUNK = 1 << 26
+
+
+def _compare(torch, actual, expected, tol):
+    """torch.allclose(actual, expected, atol=tol, rtol=tol) and the largest
+    absolute error (NaN as infinity) with where it is, (flat index, actual,
+    expected) or None for an empty tensor; chunk by chunk, the same answer
+    as on the whole tensors."""
+    a, e = actual.reshape(-1), expected.reshape(-1)
+    close, worst, where = True, 0.0, None
+    for start in range(0, e.numel(), COMPARE_CHUNK):
+        ca, ce = a[start:start + COMPARE_CHUNK], e[start:start + COMPARE_CHUNK]
+        errors = (ca.double() - ce.double()).abs().nan_to_num(float("inf"))
+        flat = int(errors.argmax().item())
+        error = errors[flat].item()
+        if where is None or error > worst:
+            worst = error
+            where = (start + flat, ca[flat].item(), ce[flat].item())
+        del errors
+        close = close and torch.allclose(ca, ce, atol=tol, rtol=tol)
+    return close, worst, where
+
+
 def check(torch, namespace, model, candidate, device, dtype_name, dtype,
           trials=5, first_seed=TRIAL_SEED):
     """KernelBench's correctness check of `candidate` against `model`, with
@@ -182,16 +208,9 @@ def _check(torch, namespace, model, candidate, device, dtype_name, dtype,
                         "detail": "output %d aliases an input or an earlier "
                         "output" % i, "trial": trial}
             a = a.to(e.dtype)
-            where = None
-            if e.numel():
-                errors = (a.double() - e.double()).abs().nan_to_num(
-                    float("inf"))
-                flat = int(errors.argmax().item())
-                error = errors.view(-1)[flat].item()
-                worst = max(worst, error)
-                where = (flat, a.reshape(-1)[flat].item(),
-                         e.reshape(-1)[flat].item())
-            if not torch.allclose(a, e, atol=tol, rtol=tol):
+            close, error, where = _compare(torch, a, e, tol)
+            worst = max(worst, error)
+            if not close:
                 result = {"outcome": "wrong-result",
                           "detail": "output %d: max abs error %.3g at atol = "
                           "rtol = %g (trial %d)" % (i, worst, tol, trial),

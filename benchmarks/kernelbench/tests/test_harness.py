@@ -114,6 +114,27 @@ def test_a_mutated_large_input_is_caught(problem, monkeypatch):
         protocol.fingerprint(torch, torch.tensor([2.0, 1.0]))
 
 
+def test_the_chunked_comparison_is_the_whole_one(monkeypatch):
+    # Outputs are compared a chunk at a time (float64 errors of a whole
+    # KernelBench output do not fit a GPU): the verdict, the largest error
+    # and where it is must be those of the whole tensors, wherever the
+    # largest error falls and whatever the chunk.
+    monkeypatch.setattr(protocol, "COMPARE_CHUNK", 7)
+    expected = torch.linspace(-1, 1, 50).reshape(5, 10)
+    for flat, delta in [(0, 0.5), (23, 2e-5), (49, 0.25)]:
+        actual = expected.clone()
+        actual.view(-1)[flat] += delta
+        actual.view(-1)[11] += 1e-6
+        close, worst, where = protocol._compare(torch, actual, expected, 1e-4)
+        assert close == torch.allclose(actual, expected, atol=1e-4, rtol=1e-4)
+        assert worst == pytest.approx((actual - expected).abs().max().item())
+        assert where[0] == flat
+    nan = expected.clone()
+    nan.view(-1)[30] = float("nan")
+    close, worst, where = protocol._compare(torch, nan, expected, 1e-4)
+    assert not close and worst == float("inf") and where[0] == 30
+
+
 def test_a_reused_output_buffer_is_caught(problem):
     # Right values every time, but always in the same tensor: a caller
     # that keeps an earlier result sees it change.
