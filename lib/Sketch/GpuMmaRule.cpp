@@ -74,13 +74,13 @@ bool hasMmaEpilogueOnly(Operation *anchor) {
 }
 
 /// What gpu.mma needs to know of its anchor: a linalg.matmul or
-/// linalg.batch_matmul, its extents and element types, and whether B is
-/// stored N x K.
+/// linalg.batch_matmul, its extents and element types, and whether A is
+/// stored K x M and B N x K.
 struct MmaContraction {
   /// 1 for batch_matmul (its batch loop leads), 0 for matmul.
   unsigned batchLoops = 0;
   int64_t batch = 1, m = 0, n = 0, k = 0;
-  bool transposedB = false;
+  bool transposedA = false, transposedB = false;
   Type a, b, c;
 
   /// The instruction's K: 16 for 16-bit operands, 8 for TF32.
@@ -93,6 +93,11 @@ struct MmaContraction {
     llvm::append_range(all, inner);
     return all;
   }
+  /// The rows and columns of A's shared tile: M x K, or K x M.
+  std::pair<int64_t, int64_t> aTile(int64_t blockM, int64_t kBlock) const {
+    return transposedA ? std::make_pair(kBlock, blockM)
+                       : std::make_pair(blockM, kBlock);
+  }
   /// The rows and columns of B's shared tile: K x N, or N x K.
   std::pair<int64_t, int64_t> bTile(int64_t blockN, int64_t kBlock) const {
     return transposedB ? std::make_pair(blockN, kBlock)
@@ -100,10 +105,11 @@ struct MmaContraction {
   }
 };
 
-/// True when `maps` are (b..., m, k), (b..., n, k), (b..., m, n) over
-/// `batch` leading batch loops: B stored N x K.
-bool hasTransposedBMaps(ArrayRef<AffineMap> maps, unsigned batch,
-                        MLIRContext *context) {
+/// Reads the operand layouts off `maps` over `batch` leading batch loops
+/// (then m, n, k): A (m, k) or (k, m), B (k, n) or (n, k), C (m, n).
+/// False for any other maps.
+bool readOperandLayouts(ArrayRef<AffineMap> maps, unsigned batch,
+                        MLIRContext *context, MmaContraction &c) {
   unsigned rank = batch + 3;
   auto map = [&](ArrayRef<unsigned> dims) {
     SmallVector<AffineExpr> exprs;
@@ -113,27 +119,27 @@ bool hasTransposedBMaps(ArrayRef<AffineMap> maps, unsigned batch,
       exprs.push_back(getAffineDimExpr(batch + d, context));
     return AffineMap::get(rank, 0, exprs, context);
   };
-  return maps.size() == 3 && maps[0] == map({0, 2}) && maps[1] == map({1, 2}) &&
-         maps[2] == map({0, 1});
+  if (maps.size() != 3 || maps[2] != map({0, 1}))
+    return false;
+  c.transposedA = maps[0] == map({2, 0});
+  c.transposedB = maps[1] == map({1, 2});
+  return (c.transposedA || maps[0] == map({0, 2})) &&
+         (c.transposedB || maps[1] == map({2, 1}));
 }
 
 /// The anchor as gpu.mma sees it, or nothing when it is neither a matmul
-/// nor a batch matmul with row-major A (B either way).
+/// nor a batch matmul (A and B either way).
 std::optional<MmaContraction> analyzeContraction(Operation *anchor) {
   auto op = dyn_cast<linalg::LinalgOp>(anchor);
   if (!op || !isStaticTensorOp(op))
     return std::nullopt;
   MmaContraction c;
-  if (auto matmul = dyn_cast<linalg::MatmulOp>(anchor)) {
-    c.transposedB = matmul.hasUserDefinedMaps();
-  } else if (auto batched = dyn_cast<linalg::BatchMatmulOp>(anchor)) {
+  if (isa<linalg::BatchMatmulOp>(anchor))
     c.batchLoops = 1;
-    c.transposedB = batched.hasUserDefinedMaps();
-  } else {
+  else if (!isa<linalg::MatmulOp>(anchor))
     return std::nullopt;
-  }
-  if (c.transposedB && !hasTransposedBMaps(op.getIndexingMapsArray(),
-                                           c.batchLoops, op.getContext()))
+  if (!readOperandLayouts(op.getIndexingMapsArray(), c.batchLoops,
+                          op.getContext(), c))
     return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (c.batchLoops)
@@ -262,8 +268,9 @@ public:
       return failure();
     }
     int64_t threads = t.threads(target.gpu.warpSize);
+    auto [aRows, aCols] = c.aTile(t.blockM, t.kBlock);
     auto [bRows, bCols] = c.bTile(t.blockN, t.kBlock);
-    if (!copyRowsPerThread(t.blockM, t.kBlock, bits, threads) ||
+    if (!copyRowsPerThread(aRows, aCols, bits, threads) ||
         !copyRowsPerThread(bRows, bCols, bits, threads)) {
       reason = llvm::formatv("the {0}x{1} and {1}x{2} shared tiles do not "
                              "split evenly over {3} threads",
@@ -360,12 +367,12 @@ public:
     w.comment("cooperative 16-byte copies by all threads of the block");
     std::string linear =
         "[#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>]";
+    auto [aRows, aCols] = c.aTile(t.blockM, t.kBlock);
     auto [bRows, bCols] = c.bTile(t.blockN, t.kBlock);
     std::string copyForall;
     tileUsingForallMapped(
         w, copyA,
-        c.sizes({copyRowsPerThread(t.blockM, t.kBlock, bits, threads), vector},
-                0),
+        c.sizes({copyRowsPerThread(aRows, aCols, bits, threads), vector}, 0),
         linear, copyForall);
     tileUsingForallMapped(
         w, copyB,
