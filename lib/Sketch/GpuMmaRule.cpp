@@ -123,7 +123,11 @@ bool readOperandLayouts(ArrayRef<AffineMap> maps, unsigned batch,
     return false;
   c.transposedA = maps[0] == map({2, 0});
   c.transposedB = maps[1] == map({1, 2});
-  return (c.transposedA || maps[0] == map({0, 2})) &&
+  // A stored K x M is not taken: upstream's ldmatrix .trans addressing of
+  // a 16x16 A fragment (getLaneIdToLdMatrixMatrixCoord) gave every such
+  // candidate a wrong result on an H100 (relative L2 error 1.0, session
+  // 12); those matmuls keep gpu.tile until ke loads that fragment itself.
+  return !c.transposedA && maps[0] == map({0, 2}) &&
          (c.transposedB || maps[1] == map({2, 1}));
 }
 

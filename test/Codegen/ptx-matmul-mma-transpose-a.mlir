@@ -1,22 +1,16 @@
-// gpu.mma with A stored K x M (torch.matmul(A.T, B)): A's shared tile is
-// K x M as well, so each warp loads its A operand with ldmatrix .trans
-// (x4); B stored K x N as for the plain matmul (x2 .trans). With B stored
-// N x K too (both transposed), B's ldmatrix has no .trans.
+// A stored K x M (torch.matmul(A.T, B)) does not take gpu.mma: upstream's
+// ldmatrix .trans addressing of a 16x16 A fragment gave every such
+// candidate a wrong result on an H100 (relative L2 error 1.0), with B
+// either way. These matmuls stay on CUDA cores (gpu.tile) and are correct;
+// this test fails when that changes, so that the change comes with its
+// device check.
+// RUN: ke-opt sketches %s --target cuda:sm_90 | FileCheck %s --check-prefix=SKETCH
 // RUN: ke-opt compile %s --target cuda:sm_90 --emit=asm -o - 2>/dev/null | FileCheck %s
-// RUN: sed -e 's/(m, n, k) -> (k, n)/(m, n, k) -> (n, k)/' %s | ke-opt compile - --target cuda:sm_90 --emit=asm -o - 2>/dev/null | FileCheck %s --check-prefix=BOTH
+// RUN: sed -e 's/(m, n, k) -> (k, n)/(m, n, k) -> (n, k)/' %s | ke-opt compile - --target cuda:sm_90 --emit=asm -o - 2>/dev/null | FileCheck %s
 
-// CHECK-NOT: .local
-// CHECK: [[LOOP:\$L__BB[0-9_]+]]:
-// CHECK-DAG: cp.async.cg.shared.global
-// CHECK-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
-// CHECK-DAG: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
-// CHECK-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// CHECK: bra{{.*}} [[LOOP]]
-// BOTH: [[LOOP:\$L__BB[0-9_]+]]:
-// BOTH-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
-// BOTH-DAG: ldmatrix.sync.aligned.m8n8.x2.shared.b16
-// BOTH-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// BOTH: bra{{.*}} [[LOOP]]
+// SKETCH: // sketch gpu.tile
+// CHECK-NOT: mma.sync
+// CHECK-NOT: ldmatrix
 func.func @matmul_transposed_a(%a: tensor<256x256xbf16>, %b: tensor<256x256xbf16>) -> tensor<256x256xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<256x256xf32>
