@@ -498,7 +498,8 @@ def markdown(meta, rows):
         "Times are medians (CUDA events; before each run the L2 is flushed by reading "
         "a buffer twice its size, so it holds clean lines); ke's are the "
         "sum of the problem's kernels, each checked against the CPU reference. "
-        f"PyTorch: eager, TF32 {'on (ke: +tf32)' if meta.get('target', '').endswith('+tf32') else 'off'}. "
+        f"PyTorch: eager, TF32 {'on (ke: +tf32)' if meta.get('target', '').endswith('+tf32') else 'off'}"
+        f"{' (ke: +3xtf32)' if meta.get('target', '').endswith('+3xtf32') else ''}. "
         "*vs PyTorch* = PyTorch time / ke time (above 1: "
         f"ke is faster). Problems below {MEMORY_BOUND_INTENSITY:.0f} flop/byte are "
         "rated in % of the copy bandwidth (inputs + result bytes / time), others in GFLOP/s.",
@@ -588,6 +589,10 @@ def main():
     parser.add_argument("--allow-tf32", action="store_true",
                         help="f32 contractions on TF32 tensor cores, ke (target "
                         "cuda:sm_XY+tf32) and PyTorch (allow_tf32) alike")
+    parser.add_argument("--tf32x3", action="store_true",
+                        help="ke's f32 contractions as three TF32 products each "
+                        "(target cuda:sm_XY+3xtf32, checked at the f32 "
+                        "tolerance); PyTorch stays in IEEE f32")
     parser.add_argument("--out", default=os.environ.get("OUT") or os.path.join(ROOT, "build", "gpu-bench"),
                         help="output folder (default $OUT)")
     parser.add_argument("--results", help="docs/results.md to update between the gpu markers")
@@ -627,6 +632,8 @@ def main():
     target = pick_target(ke_opt, capability)
     if args.allow_tf32:
         target += "+tf32"
+    elif args.tf32x3:
+        target += "+3xtf32"
     driver = "?"
     if shutil.which("nvidia-smi"):
         code, out, _ = run_ke(["nvidia-smi", "--query-gpu=driver_version",

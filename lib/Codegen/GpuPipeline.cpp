@@ -46,8 +46,9 @@ namespace {
 /// pipeline that the pipeline hash covers (printed by the passes for pass
 /// steps), the target families it runs for, and what it does.
 struct GpuLoweringStep {
-  /// CudaTF32 and CudaNoTF32: CUDA targets that allow TF32 (+tf32) or not.
-  enum Families { AllFamilies, CudaOnly, CudaTF32, CudaNoTF32 };
+  /// CudaTF32, CudaTF32x3 and CudaNoTF32: CUDA targets with +tf32, with
+  /// +3xtf32, or with neither.
+  enum Families { AllFamilies, CudaOnly, CudaTF32, CudaTF32x3, CudaNoTF32 };
   std::string text;
   Families families;
   std::function<LogicalResult(ModuleOp)> run;
@@ -59,7 +60,10 @@ struct GpuLoweringStep {
     case CudaOnly:
       return target.family == TargetFamily::Cuda;
     case CudaTF32:
-      return target.family == TargetFamily::Cuda && target.allowTF32;
+      return target.family == TargetFamily::Cuda && target.allowTF32 &&
+             !target.tf32x3;
+    case CudaTF32x3:
+      return target.family == TargetFamily::Cuda && target.tf32x3;
     case CudaNoTF32:
       return target.family == TargetFamily::Cuda && !target.allowTF32;
     }
@@ -128,6 +132,13 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
                               return createGpuVectorToMmaPass(options);
                             }}},
                             GpuLoweringStep::CudaTF32));
+    list.push_back(passStep({{[] {
+                              GpuVectorToMmaPassOptions options;
+                              options.allowTF32 = true;
+                              options.tf32x3 = true;
+                              return createGpuVectorToMmaPass(options);
+                            }}},
+                            GpuLoweringStep::CudaTF32x3));
     list.push_back(
         passStep({{[] { return createGpuPipelineStageCopiesPass(); }}},
                  GpuLoweringStep::CudaOnly));

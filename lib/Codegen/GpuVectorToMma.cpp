@@ -384,7 +384,8 @@ void forwardAccumulatorFills(gpu::LaunchOp launch) {
 /// Makes the f32 mma.sync ops of `launch` (upstream's conversion leaves
 /// m16n8k8 f32 ones) TF32 where `allowTF32`; an error where not, since
 /// TF32 changes the numerics of an f32 contraction.
-LogicalResult lowerF32MmaSync(gpu::LaunchOp launch, bool allowTF32) {
+LogicalResult lowerF32MmaSync(gpu::LaunchOp launch, bool allowTF32,
+                              bool tf32x3) {
   SmallVector<nvgpu::MmaSyncOp> f32;
   launch.walk([&](nvgpu::MmaSyncOp mma) {
     if (getElementTypeOrSelf(mma.getMatrixA().getType()).isF32())
@@ -396,14 +397,51 @@ LogicalResult lowerF32MmaSync(gpu::LaunchOp launch, bool allowTF32) {
     return f32.front().emitError(
         "an f32 contraction on tensor cores runs in TF32, which the target "
         "does not allow (name it cuda:sm_NN+tf32, or --allow-tf32)");
-  RewritePatternSet patterns(launch.getContext());
-  nvgpu::populateMmaSyncF32ToTF32Patterns(patterns,
-                                          nvgpu::MmaSyncF32Lowering::TF32);
-  return applyPatternsGreedily(launch, std::move(patterns));
+  if (!tf32x3) {
+    RewritePatternSet patterns(launch.getContext());
+    nvgpu::populateMmaSyncF32ToTF32Patterns(patterns,
+                                            nvgpu::MmaSyncF32Lowering::TF32);
+    return applyPatternsGreedily(launch, std::move(patterns));
+  }
+  // Upstream's TF32x3 lowering is not implemented in MLIR 22; ke's: each
+  // operand x = hi + lo with hi its top 10 mantissa bits (a mask: exact)
+  // and lo = x - hi (exact in f32, which the tensor core then truncates to
+  // 10 bits: an error of at most 2^-20 |x|), and a*b = hi*hi + hi*lo +
+  // lo*hi (lo*lo, below 2^-20 |a*b|, dropped), the small products first.
+  OpBuilder builder(launch.getContext());
+  for (nvgpu::MmaSyncOp mma : f32) {
+    builder.setInsertionPoint(mma);
+    Location loc = mma.getLoc();
+    auto split = [&](Value x) -> std::pair<Value, Value> {
+      auto type = cast<VectorType>(x.getType());
+      VectorType bitsType = type.clone(builder.getI32Type());
+      Value bits = arith::BitcastOp::create(builder, loc, bitsType, x);
+      Value mask = arith::ConstantOp::create(
+          builder, loc,
+          DenseElementsAttr::get(bitsType,
+                                 builder.getI32IntegerAttr(0xffffe000)));
+      Value hi = arith::BitcastOp::create(
+          builder, loc, type, arith::AndIOp::create(builder, loc, bits, mask));
+      Value lo = arith::SubFOp::create(builder, loc, x, hi);
+      return {hi, lo};
+    };
+    auto [aHi, aLo] = split(mma.getMatrixA());
+    auto [bHi, bLo] = split(mma.getMatrixB());
+    auto shape = mma.getMmaShapeAsArray();
+    Value acc = mma.getMatrixC();
+    for (auto [a, b] : {std::make_pair(aLo, bHi), std::make_pair(aHi, bLo),
+                        std::make_pair(aHi, bHi)})
+      acc = nvgpu::MmaSyncOp::create(builder, loc, a, b, acc, shape,
+                                     /*tf32Enabled=*/true);
+    mma.getResult().replaceAllUsesWith(acc);
+    mma.erase();
+  }
+  return success();
 }
 
 /// Converts the contractions of one launch; fails with a diagnostic.
-LogicalResult convertLaunch(gpu::LaunchOp launch, bool allowTF32) {
+LogicalResult convertLaunch(gpu::LaunchOp launch, bool allowTF32,
+                            bool tf32x3) {
   bool bf16 = false;
   launch.walk([&](vector::ContractionOp contract) {
     bf16 |= hasBf16Operands(contract);
@@ -440,7 +478,7 @@ LogicalResult convertLaunch(gpu::LaunchOp launch, bool allowTF32) {
   if (left.wasInterrupted())
     return failure();
   if (failed(ke::forwardMmaEpilogueTiles(launch)) ||
-      failed(lowerF32MmaSync(launch, allowTF32)))
+      failed(lowerF32MmaSync(launch, allowTF32, tf32x3)))
     return failure();
   swizzleSharedTiles(launch);
   if (bf16) {
@@ -468,7 +506,7 @@ struct GpuVectorToMmaPass
         launches.push_back(launch);
     });
     for (gpu::LaunchOp launch : launches)
-      if (failed(convertLaunch(launch, allowTF32)))
+      if (failed(convertLaunch(launch, allowTF32, tf32x3)))
         return signalPassFailure();
   }
 };

@@ -83,7 +83,7 @@ GpuEvaluator::create(Operation *anchor, const TargetDescription &target,
   evaluator->host = detectHostTarget();
   evaluator->options = options;
   evaluator->options.tf32Results =
-      target.allowTF32 && isF32Contraction(anchor);
+      target.allowTF32 && !target.tf32x3 && isF32Contraction(anchor);
   evaluator->builder = std::move(builder);
   // The input sets are the CPU path's, made by a CpuEvaluator of the host:
   // same seeds, same tolerances. Its reference runs on the CPU unless this

@@ -148,6 +148,8 @@ std::string ke::describeValidTargets() {
   text += "\n  cuda:<sm>           " + listGpuChips(TargetFamily::Cuda);
   text += "\n  cuda:<sm>+tf32      f32 contractions on TF32 tensor cores (sm_80 "
           "and later; changes numerics)";
+  text += "\n  cuda:<sm>+3xtf32    f32 contractions as three TF32 products each "
+          "(about 21 mantissa bits)";
   text += "\n  rocm:<gfx>          " + listGpuChips(TargetFamily::Rocm);
   return text;
 }
@@ -168,12 +170,14 @@ llvm::Expected<TargetDescription> ke::parseTarget(StringRef spec) {
         family == "cuda" ? TargetFamily::Cuda : TargetFamily::Rocm;
     auto [chip, option] = model.split('+');
     bool tf32 = model.contains('+');
-    if (tf32 && option != "tf32")
-      return invalidTarget(spec, "the only GPU target option is +tf32");
+    if (tf32 && option != "tf32" && option != "3xtf32")
+      return invalidTarget(spec, "the GPU target options are +tf32 and "
+                                 "+3xtf32");
     if (tf32 && (gpuFamily != TargetFamily::Cuda ||
                  getCudaComputeCapability(chip) < 80))
-      return invalidTarget(spec, "+tf32 needs a CUDA target of sm_80 or "
-                                 "later (TF32 tensor cores)");
+      return invalidTarget(spec, "+" + option.str() +
+                                     " needs a CUDA target of sm_80 or "
+                                     "later (TF32 tensor cores)");
     for (const GpuArch &arch : kGpuArchs) {
       if (arch.family != gpuFamily || arch.chip != chip)
         continue;
@@ -185,6 +189,7 @@ llvm::Expected<TargetDescription> ke::parseTarget(StringRef spec) {
       t.features = arch.features.str();
       t.gpu = arch.gpu;
       t.allowTF32 = tf32;
+      t.tf32x3 = option == "3xtf32";
       return t;
     }
     if (!hasModel)
@@ -240,6 +245,7 @@ llvm::json::Value ke::toJSON(const TargetDescription &t) {
     o["registers_per_multiprocessor"] = t.gpu.registersPerMultiprocessor;
     o["max_registers_per_thread"] = t.gpu.maxRegistersPerThread;
     o["allow_tf32"] = t.allowTF32;
+    o["tf32x3"] = t.tf32x3;
   }
   return o;
 }

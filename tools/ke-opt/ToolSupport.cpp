@@ -49,7 +49,7 @@ GraphPreparationOptions ke::getGraphPreparationOptions() {
 std::optional<TargetDescription>
 ke::parseTargetOption(llvm::StringRef command) {
   std::string spec = targetOption;
-  if (allowTF32Option && !llvm::StringRef(spec).ends_with("+tf32"))
+  if (allowTF32Option && !llvm::StringRef(spec).contains("+"))
     spec += "+tf32";
   llvm::Expected<TargetDescription> target = parseTarget(spec);
   if (!target) {

@@ -229,12 +229,16 @@ def GpuVectorToMmaPass : Pass<"ke-gpu-vector-to-mma", "::mlir::ModuleOp"> {
     contraction the conversion does not take is an error, not a silent
     scalar loop. CUDA only; launches without contractions are left alone.
     f32 contractions (m16n8k8) become TF32 mma.sync with allow-tf32 (the
-    +tf32 targets), and are an error without it.
+    +tf32 targets), three of them each with tf32x3 as well (+3xtf32), and
+    are an error without it.
   }];
   let options = [
     Option<"allowTF32", "allow-tf32", "bool", /*default=*/"false",
            "Lower f32 contractions to TF32 mma.sync (10 mantissa bits: the "
-           "target must allow it)">
+           "target must allow it)">,
+    Option<"tf32x3", "tf32x3", "bool", /*default=*/"false",
+           "With allow-tf32: three TF32 mma.sync per f32 one (each operand "
+           "split into two TF32 parts; about 21 mantissa bits)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",

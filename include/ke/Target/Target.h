@@ -81,6 +81,13 @@ struct TargetDescription {
   /// the suffix stays in the name, so records and pipelines of the two
   /// kinds never mix.
   bool allowTF32 = false;
+  /// CUDA targets named with `+3xtf32` (sm_80 and later): f32 contractions
+  /// run on the tensor cores as three TF32 products per product (each
+  /// operand split into a TF32 high part and the TF32 rounding of the
+  /// rest; the small x small term dropped), which keeps about 21 of f32's
+  /// 24 mantissa bits at a third of TF32's speed. Results are checked at
+  /// the f32 tolerance. Implies allowTF32 (the same tensor-core schedules).
+  bool tf32x3 = false;
 
   bool isCpu() const { return family == TargetFamily::Cpu; }
   bool isGpu() const { return family != TargetFamily::Cpu; }
