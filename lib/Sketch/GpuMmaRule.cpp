@@ -157,6 +157,11 @@ std::optional<MmaContraction> analyzeContraction(Operation *anchor) {
   return c;
 }
 
+/// True for an f32 contraction on a +3xtf32 target.
+bool isTF32x3(const MmaContraction &c, const TargetDescription &target) {
+  return target.tf32x3 && c.a.isF32();
+}
+
 /// Divisors of `extent` among `candidates` that are multiples of `unit`.
 SmallVector<int64_t>
 dividingChoices(int64_t extent, ArrayRef<int64_t> candidates, int64_t unit) {
@@ -247,7 +252,10 @@ public:
         "kblock", dividingChoices(k, {8, 16, 32, 64}, c.instrK()),
         512 / c.a.getIntOrFloatBitWidth()));
     space.knobs.push_back(makeKnob("warps.m", {1, 2, 4}, 2));
-    space.knobs.push_back(makeKnob("warps.n", {1, 2, 4}, 2));
+    // 3xTF32 carries each accumulator twice (the stage's and the sum, see
+    // ke-gpu-vector-to-mma): warp tiles of half the size by default.
+    space.knobs.push_back(
+        makeKnob("warps.n", {1, 2, 4}, isTF32x3(c, target) ? 4 : 2));
     return space;
   }
 
@@ -265,7 +273,9 @@ public:
                              kInstrN);
       return failure();
     }
-    if (t.warpM() * t.warpN() > kMaxWarpTileElements) {
+    int64_t maxWarpTile = isTF32x3(c, target) ? kMaxWarpTileElements / 2
+                                              : kMaxWarpTileElements;
+    if (t.warpM() * t.warpN() > maxWarpTile) {
       reason = llvm::formatv("warp tile {0}x{1} needs more than 128 "
                              "accumulator registers per thread",
                              t.warpM(), t.warpN());
