@@ -314,11 +314,6 @@ FailureOr<Value> LaneSlicer::line(Value v, Value col, int64_t count) {
   return result;
 }
 
-/// True when `value` is computed from a read of a private tile.
-bool readsPrivateTile(Value value) {
-  return bool(privateTileElementType(value));
-}
-
 /// The accumulator tiles written to each private tile must be disjoint:
 /// then every element has one store after the conversion, and a read of it
 /// one store to forward from.

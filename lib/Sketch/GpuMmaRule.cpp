@@ -1,8 +1,9 @@
 //===- GpuMmaRule.cpp - Matmuls on tensor cores (mma.sync) ----------------===//
 //
 // gpu.mma: a 16-bit matmul or batch matmul (f16 or bf16 operands, f32 or
-// f16 -> f16 result; B stored K x N or N x K) on the tensor cores of sm_80
-// and later, through mma.sync m16n8k16:
+// f16 -> f16 result; f32 ones on +tf32 and +3xtf32 targets; A stored M x
+// K, B K x N or N x K) on the tensor cores of sm_80 and later, through
+// mma.sync m16n8k16 (m16n8k8 for TF32):
 //
 //   block tile (block.m x block.n)    scf.forall on #gpu.block (a batch per
 //                                     block along z)
@@ -18,9 +19,9 @@
 // (ke-gpu-hoist-accumulator-tiles), the contractions ldmatrix and mma.sync
 // (ke-gpu-vector-to-mma), the copies cp.async, several stages ahead
 // (ke-gpu-pipeline-stage-copies). Block tiles must divide the matmul (no
-// partial tiles yet), and the kernel must be the contraction alone (with
-// its fill): kernels with fused consumers keep gpu.tile. docs/gpu.md has
-// the steps.
+// partial tiles yet). A fused elementwise consumer is tiled like the
+// accumulators and applied to them in registers (the epilogue, in
+// ke-gpu-vector-to-mma). docs/gpu.md has the steps.
 //
 //===----------------------------------------------------------------------===//
 
