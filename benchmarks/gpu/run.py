@@ -586,6 +586,8 @@ def main():
                         help="seconds per candidate (ke-opt tune --timeout)")
     parser.add_argument("--ke-opt", help="ke-opt binary (default: build/package)")
     parser.add_argument("--no-db", action="store_true", help="tune without a database")
+    parser.add_argument("--chip", help="the CUDA chip of ke's target (sm_90a: wgmma); "
+                        "default: the device's, else the newest ke knows that it runs")
     parser.add_argument("--allow-tf32", action="store_true",
                         help="f32 contractions on TF32 tensor cores, ke (target "
                         "cuda:sm_XY+tf32) and PyTorch (allow_tf32) alike")
@@ -629,7 +631,7 @@ def main():
     if code != 0:
         sys.exit(f"gpu-bench: {ke_opt} --version failed ({code}): {err[-500:]}")
     capability = torch.cuda.get_device_capability(0)
-    target = pick_target(ke_opt, capability)
+    target = "cuda:" + args.chip if args.chip else pick_target(ke_opt, capability)
     if args.allow_tf32:
         target += "+tf32"
     elif args.tf32x3:

@@ -115,6 +115,10 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
     list.push_back(passStep({{[] { return createCSEPass(); }},
                              {[] { return createCanonicalizerPass(); }},
                              {[] { return createCSEPass(); }}}));
+    // Matmuls the gpu.wgmma sketch marked become whole Hopper kernels
+    // before anything maps or outlines.
+    list.push_back(passStep({{[] { return createGpuWgmmaMatmulsPass(); }}},
+                            GpuLoweringStep::CudaOnly));
     list.push_back(
         passStep({{[] { return createGpuTransposeSharedTilesPass(); }}}));
     list.push_back(

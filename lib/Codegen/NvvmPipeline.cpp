@@ -14,6 +14,7 @@
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -53,6 +54,9 @@ static PassPipeline getNvvmLoweringPasses(const TargetDescription &target) {
   }});
   passes.push_back(
       {[] { return createConvertGpuOpsToNVVMOps(); }, "gpu.module"});
+  // NVVM ops that translate to inline PTX (wgmma.mma_async,
+  // ke-gpu-wgmma-matmuls).
+  passes.push_back({[] { return createConvertNVVMToLLVMPass(); }});
   passes.push_back({[] { return createReconcileUnrealizedCastsPass(); }});
   passes.push_back({[] { return createGpuAlignKernelPointersPass(); }});
   return passes;

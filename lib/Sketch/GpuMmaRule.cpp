@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuContraction.h"
 #include "GpuRules.h"
 #include "GpuSupport.h"
 #include "RuleSupport.h"
@@ -48,138 +49,9 @@ constexpr int64_t kCopyBytes = 16;
 /// thread, half of what one may have.
 constexpr int64_t kMaxWarpTileElements = 64 * 64;
 
-/// True when the anchor's kernel holds nothing but it, fills and at most
-/// one elementwise consumer that reads the anchor's result element for
-/// element (all loops parallel, the result read and written through the
-/// identity): the epilogue ke-gpu-vector-to-mma applies from registers.
-bool hasMmaEpilogueOnly(Operation *anchor) {
-  auto func = anchor->getParentOfType<func::FuncOp>();
-  if (!func)
-    return false;
-  KernelNeighbours neighbours = findKernelNeighbours(anchor);
-  if (neighbours.rowReductions)
-    return false;
-  if (!neighbours.consumer)
-    return true;
-  auto consumer = dyn_cast<linalg::LinalgOp>(neighbours.consumer);
-  if (!consumer || consumer.getNumParallelLoops() != consumer.getNumLoops() ||
-      consumer->getNumResults() != 1 ||
-      !consumer.getIndexingMapMatchingResult(consumer->getResult(0))
-           .isIdentity())
-    return false;
-  for (OpOperand *input : consumer.getDpsInputOperands())
-    if (input->get() == anchor->getResult(0) &&
-        !consumer.getMatchingIndexingMap(input).isIdentity())
-      return false;
-  return true;
-}
-
-/// What gpu.mma needs to know of its anchor: a linalg.matmul or
-/// linalg.batch_matmul, its extents and element types, and whether A is
-/// stored K x M and B N x K.
-struct MmaContraction {
-  /// 1 for batch_matmul (its batch loop leads), 0 for matmul.
-  unsigned batchLoops = 0;
-  int64_t batch = 1, m = 0, n = 0, k = 0;
-  bool transposedA = false, transposedB = false;
-  Type a, b, c;
-
-  /// The instruction's K: 16 for 16-bit operands, 8 for TF32.
-  int64_t instrK() const { return 256 / a.getIntOrFloatBitWidth(); }
-
-  /// Tile sizes over the anchor's loops: the batch loop's `batchTile`
-  /// first when there is one.
-  SmallVector<int64_t> sizes(ArrayRef<int64_t> inner, int64_t batchTile) const {
-    SmallVector<int64_t> all(batchLoops, batchTile);
-    llvm::append_range(all, inner);
-    return all;
-  }
-  /// The rows and columns of A's shared tile: M x K, or K x M.
-  std::pair<int64_t, int64_t> aTile(int64_t blockM, int64_t kBlock) const {
-    return transposedA ? std::make_pair(kBlock, blockM)
-                       : std::make_pair(blockM, kBlock);
-  }
-  /// The rows and columns of B's shared tile: K x N, or N x K.
-  std::pair<int64_t, int64_t> bTile(int64_t blockN, int64_t kBlock) const {
-    return transposedB ? std::make_pair(blockN, kBlock)
-                       : std::make_pair(kBlock, blockN);
-  }
-};
-
-/// Reads the operand layouts off `maps` over `batch` leading batch loops
-/// (then m, n, k): A (m, k) or (k, m), B (k, n) or (n, k), C (m, n).
-/// False for any other maps.
-bool readOperandLayouts(ArrayRef<AffineMap> maps, unsigned batch,
-                        MLIRContext *context, MmaContraction &c) {
-  unsigned rank = batch + 3;
-  auto map = [&](ArrayRef<unsigned> dims) {
-    SmallVector<AffineExpr> exprs;
-    for (unsigned b = 0; b < batch; ++b)
-      exprs.push_back(getAffineDimExpr(b, context));
-    for (unsigned d : dims)
-      exprs.push_back(getAffineDimExpr(batch + d, context));
-    return AffineMap::get(rank, 0, exprs, context);
-  };
-  if (maps.size() != 3 || maps[2] != map({0, 1}))
-    return false;
-  c.transposedA = maps[0] == map({2, 0});
-  c.transposedB = maps[1] == map({1, 2});
-  // A stored K x M is not taken: upstream's ldmatrix .trans addressing of
-  // a 16x16 A fragment (getLaneIdToLdMatrixMatrixCoord) gave every such
-  // candidate a wrong result on an H100 (relative L2 error 1.0, session
-  // 12); those matmuls keep gpu.tile until ke loads that fragment itself.
-  return !c.transposedA && maps[0] == map({0, 2}) &&
-         (c.transposedB || maps[1] == map({2, 1}));
-}
-
-/// The anchor as gpu.mma sees it, or nothing when it is neither a matmul
-/// nor a batch matmul (A and B either way).
-std::optional<MmaContraction> analyzeContraction(Operation *anchor) {
-  auto op = dyn_cast<linalg::LinalgOp>(anchor);
-  if (!op || !isStaticTensorOp(op))
-    return std::nullopt;
-  MmaContraction c;
-  if (isa<linalg::BatchMatmulOp>(anchor))
-    c.batchLoops = 1;
-  else if (!isa<linalg::MatmulOp>(anchor))
-    return std::nullopt;
-  if (!readOperandLayouts(op.getIndexingMapsArray(), c.batchLoops,
-                          op.getContext(), c))
-    return std::nullopt;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (c.batchLoops)
-    c.batch = ranges[0];
-  c.m = ranges[c.batchLoops];
-  c.n = ranges[c.batchLoops + 1];
-  c.k = ranges[c.batchLoops + 2];
-  c.a = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
-  c.b = getElementTypeOrSelf(op.getDpsInputOperand(1)->get().getType());
-  c.c = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
-  return c;
-}
-
 /// True for an f32 contraction on a +3xtf32 target.
 bool isTF32x3(const MmaContraction &c, const TargetDescription &target) {
   return target.tf32x3 && c.a.isF32();
-}
-
-/// Divisors of `extent` among `candidates` that are multiples of `unit`.
-SmallVector<int64_t>
-dividingChoices(int64_t extent, ArrayRef<int64_t> candidates, int64_t unit) {
-  SmallVector<int64_t> choices;
-  for (int64_t c : candidates)
-    if (c % unit == 0 && extent % c == 0)
-      choices.push_back(c);
-  return choices;
-}
-
-/// A knob over `choices` defaulting to the largest at most `preferred`.
-Knob makeKnob(StringRef name, SmallVector<int64_t> choices, int64_t preferred) {
-  Knob knob{name.str(), std::move(choices), 0};
-  for (unsigned i = 0; i < knob.choices.size(); ++i)
-    if (knob.choices[i] <= preferred)
-      knob.defaultIndex = i;
-  return knob;
 }
 
 /// The sizes a knob assignment gives.

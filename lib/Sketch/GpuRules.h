@@ -22,6 +22,8 @@ namespace ke {
 const SketchRule &getGpuTileRule();
 /// 16-bit matmuls on tensor cores with mma.sync (GpuMmaRule.cpp).
 const SketchRule &getGpuMmaRule();
+/// 16-bit matmuls on Hopper's warpgroup MMA, sm_90a (GpuWgmmaRule.cpp).
+const SketchRule &getGpuWgmmaRule();
 /// Reductions split across the threads of a block (GpuReduceRule.cpp).
 const SketchRule &getGpuReduceRule();
 /// linalg.softmax over its last dimension, one row per thread

@@ -8,6 +8,8 @@
 //   CpuRfactorRule.cpp        cpu.rfactor: reductions split across threads
 //   CpuSoftmaxRule.cpp        cpu.softmax
 //   GpuMmaRule.cpp            gpu.mma: 16-bit matmuls on tensor cores
+//   GpuWgmmaRule.cpp          gpu.wgmma: the same on sm_90a's wgmma
+//   GpuContraction            what the two share
 //   GpuTileRule.cpp           gpu.tile: contractions over blocks, threads
 //   GpuElementwiseRule.cpp    gpu.elementwise
 //   GpuReduceRule.cpp         gpu.reduce: cross-thread reductions
@@ -39,7 +41,8 @@ llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
       &getCpuSoftmaxRule(), &getCpuTilingRule(), &getCpuRfactorRule()};
   // gpu.elementwise takes every structured op, so it comes last.
   static const SketchRule *const cudaRules[] = {
-      &getGpuSoftmaxRule(), &getGpuReduceRule(), &getGpuMmaRule(),
+      &getGpuSoftmaxRule(), &getGpuReduceRule(), &getGpuWgmmaRule(),
+      &getGpuMmaRule(),
       &getGpuTileRule(),
       &getGpuRowNormRule(), &getGpuElementwiseRule()};
   switch (family) {

@@ -248,6 +248,33 @@ def GpuVectorToMmaPass : Pass<"ke-gpu-vector-to-mma", "::mlir::ModuleOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def GpuWgmmaMatmulsPass : Pass<"ke-gpu-wgmma-matmuls", "::mlir::ModuleOp"> {
+  let summary = "Hopper kernels (wgmma, cp.async) for matmuls the gpu.wgmma "
+                "sketch marked";
+  let description = [{
+    Replaces each bufferized linalg.matmul or linalg.batch_matmul marked
+    `ke.wgmma = {block_m, block_n, stages}` (f16 or bf16 operands, an f32
+    result, A stored M x K, B K x N or N x K), together with the
+    linalg.fill of its accumulator right before it, by a gpu.launch:
+    block_m / 64 warpgroups per block, `stages` shared A and B tiles of 64 K
+    elements in dynamic shared memory (1024-byte aligned, the 128-byte
+    swizzle), cp.async copies stages - 2 tiles ahead, four
+    wgmma.mma_async m64n{block_n}k16 per tile and warpgroup with one group
+    in flight, and the accumulators stored from registers with the fill's
+    value added. A marked op this cannot build is a located error. The
+    kernel needs sm_90a (ptxas rejects wgmma elsewhere). CUDA only; the
+    first step of the CUDA lowering.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def GpuPipelineStageCopiesPass
     : Pass<"ke-gpu-pipeline-stage-copies", "::mlir::ModuleOp"> {
   let summary = "Multi-stage cp.async pipelining of a tensor-core stage loop";

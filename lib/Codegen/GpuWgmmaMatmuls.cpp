@@ -1,0 +1,478 @@
+//===- GpuWgmmaMatmuls.cpp - Hopper matmul kernels on wgmma ---------------===//
+//
+// ke-gpu-wgmma-matmuls (ke/Codegen/Passes.td), the first step of the CUDA
+// lowering for sm_90a. The gpu.wgmma sketch (lib/Sketch/GpuWgmmaRule.cpp)
+// bufferizes a 16-bit matmul and marks it with its knobs
+// (`ke.wgmma = {block_m, block_n, stages}`); here it becomes one kernel:
+//
+//   grid (N / block_n, M / block_m, batch), block_m / 64 warpgroups
+//   shared memory (dynamic, 1024-byte aligned): `stages` A tiles
+//     block_m x 64 and B tiles, each row 128 bytes in the 128-byte swizzle
+//     that wgmma's descriptors name (16-byte chunk c of row r stored at
+//     chunk c ^ (r % 8));
+//   prologue: tiles 0 .. stages - 3 copied with cp.async, a group each;
+//   k loop: wait for tile k (cp.async.wait_group stages - 3), fence the
+//     generic proxy's writes for the async proxy, barrier; four
+//     wgmma.mma_async m64n{block_n}k16 per warpgroup on tile k, committed as
+//     one group; copy tile k + stages - 2 into the buffer of tile k - 2
+//     (every warpgroup finished it before the barrier); wait until one
+//     wgmma group is in flight;
+//   epilogue: wait for all; each thread stores its accumulators (the
+//     m16n8 layout per warp: row lane / 4 (+ 8), columns 2 (lane % 4) (+ 1)
+//     of each 8-column slab) as pairs, adding the fill's value.
+//
+// A's tiles are K-major (rows of 64 K elements); B's are K-major too when B
+// is stored N x K, and MN-major (64-column slabs of 64 K rows) when it is
+// stored K x N. The descriptors (see encodeWgmmaDescriptor) say so.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuWgmma.h"
+
+#include "ke/Codegen/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+using namespace mlir;
+
+namespace ke {
+#define GEN_PASS_DEF_GPUWGMMAMATMULSPASS
+#include "ke/Codegen/Passes.h.inc"
+} // namespace ke
+
+namespace {
+
+/// The attribute gpu.wgmma's script puts on the matmul.
+constexpr llvm::StringLiteral kWgmmaAttr = "ke.wgmma";
+/// K elements per stage: one 128-byte swizzle row of 16-bit elements.
+constexpr int64_t kKTile = 64;
+/// wgmma's M, and its K for 16-bit operands.
+constexpr int64_t kInstrM = 64, kInstrK = 16;
+constexpr int64_t kWarpgroupThreads = 128;
+/// Bytes of one swizzle row and of one 8-row swizzle atom.
+constexpr int64_t kSwizzleRowBytes = 128, kSwizzleAtomBytes = 1024;
+/// Bytes per cp.async.
+constexpr int64_t kCopyBytes = 16;
+
+/// What the kernel is built from.
+struct WgmmaMatmul {
+  linalg::LinalgOp op;
+  bool batched = false, transposedB = false;
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  int64_t blockM = 0, blockN = 0, stages = 0;
+  Value a, b, c;
+  /// The fill's value, added in the epilogue.
+  Value init;
+  Type element;
+
+  int64_t warpgroups() const { return blockM / kInstrM; }
+  int64_t threads() const { return warpgroups() * kWarpgroupThreads; }
+  int64_t elementBytes() const { return element.getIntOrFloatBitWidth() / 8; }
+  int64_t aStageBytes() const { return blockM * kKTile * elementBytes(); }
+  int64_t bStageBytes() const { return blockN * kKTile * elementBytes(); }
+  /// The tiles and the slack that aligns them to a swizzle atom.
+  int64_t sharedBytes() const {
+    return stages * (aStageBytes() + bStageBytes()) + kSwizzleAtomBytes;
+  }
+};
+
+/// Reads an integer field of the knob dictionary.
+FailureOr<int64_t> readKnob(Operation *op, DictionaryAttr knobs,
+                            StringRef name) {
+  auto value = knobs.getAs<IntegerAttr>(name);
+  if (!value)
+    return op->emitError("ke.wgmma: missing integer '") << name << "'";
+  return value.getInt();
+}
+
+/// The marked matmul as the kernel needs it, or a located error.
+FailureOr<WgmmaMatmul> analyze(linalg::LinalgOp op) {
+  WgmmaMatmul mm;
+  mm.op = op;
+  auto knobs = op->getAttrOfType<DictionaryAttr>(kWgmmaAttr);
+  if (!knobs)
+    return op->emitError("ke.wgmma must be a dictionary");
+  FailureOr<int64_t> blockM = readKnob(op, knobs, "block_m"),
+                     blockN = readKnob(op, knobs, "block_n"),
+                     stages = readKnob(op, knobs, "stages");
+  if (failed(blockM) || failed(blockN) || failed(stages))
+    return failure();
+  mm.blockM = *blockM;
+  mm.blockN = *blockN;
+  mm.stages = *stages;
+  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
+      !op.hasPureBufferSemantics())
+    return op->emitError("ke.wgmma takes a bufferized linalg.matmul or "
+                         "linalg.batch_matmul");
+  mm.batched = isa<linalg::BatchMatmulOp>(op);
+  unsigned lead = mm.batched ? 1 : 0, rank = lead + 3;
+  MLIRContext *ctx = op.getContext();
+  auto map = [&](ArrayRef<unsigned> dims) {
+    SmallVector<AffineExpr> exprs;
+    if (mm.batched)
+      exprs.push_back(getAffineDimExpr(0, ctx));
+    for (unsigned d : dims)
+      exprs.push_back(getAffineDimExpr(lead + d, ctx));
+    return AffineMap::get(rank, 0, exprs, ctx);
+  };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps[0] != map({0, 2}) || maps[2] != map({0, 1}) ||
+      (maps[1] != map({2, 1}) && maps[1] != map({1, 2})))
+    return op->emitError("ke.wgmma takes A stored M x K, B K x N or N x K");
+  mm.transposedB = maps[1] == map({1, 2});
+  mm.a = op.getDpsInputOperand(0)->get();
+  mm.b = op.getDpsInputOperand(1)->get();
+  mm.c = op.getDpsInitOperand(0)->get();
+  for (Value v : {mm.a, mm.b, mm.c}) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
+      return op->emitError("ke.wgmma needs static, contiguous operands");
+  }
+  mm.element = getElementTypeOrSelf(mm.a.getType());
+  if (mm.element != getElementTypeOrSelf(mm.b.getType()) ||
+      !(mm.element.isF16() || mm.element.isBF16()) ||
+      !getElementTypeOrSelf(mm.c.getType()).isF32())
+    return op->emitError("ke.wgmma takes f16 or bf16 operands and an f32 "
+                         "result");
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (mm.batched)
+    mm.batch = ranges[0];
+  mm.m = ranges[lead];
+  mm.n = ranges[lead + 1];
+  mm.k = ranges[lead + 2];
+  // The sketch checks these; a hand-written attribute gets the same rules.
+  if (mm.blockM % kInstrM || mm.blockM > 4 * kInstrM || mm.blockN % 64 ||
+      mm.blockN > 256 || mm.m % mm.blockM || mm.n % mm.blockN ||
+      mm.k % kKTile || mm.stages < 3 || mm.k / kKTile < mm.stages - 2)
+    return op->emitError("ke.wgmma: block ")
+           << mm.blockM << "x" << mm.blockN << " with " << mm.stages
+           << " stages does not fit a " << mm.m << "x" << mm.n << "x" << mm.k
+           << " matmul (blocks multiples of 64 up to 256x256 that divide it, "
+              "K a multiple of 64, at least 3 stages)";
+  int64_t chunksPerRow = kSwizzleRowBytes / kCopyBytes;
+  if ((mm.blockM * chunksPerRow) % mm.threads() ||
+      (mm.blockN * chunksPerRow) % mm.threads())
+    return op->emitError("ke.wgmma: the tiles do not split evenly over ")
+           << mm.threads() << " threads";
+
+  // The accumulator's fill, right before the matmul on the same buffer.
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (!fill || fill.getDpsInitOperand(0)->get() != mm.c)
+    return op->emitError("ke.wgmma needs the accumulator's linalg.fill right "
+                         "before the matmul");
+  mm.init = fill.getDpsInputOperand(0)->get();
+  if (!mm.init.getType().isF32())
+    return op->emitError("ke.wgmma: the fill's value must be f32");
+  return mm;
+}
+
+} // namespace
+
+uint64_t ke::encodeWgmmaDescriptorFields(uint64_t leadingBytes,
+                                         uint64_t strideBytes) {
+  return ((leadingBytes >> 4) & 0x3fff) << 16 |
+         ((strideBytes >> 4) & 0x3fff) << 32 | uint64_t(1) << 62;
+}
+
+namespace {
+
+/// Builds the kernel of one marked matmul in place of it and its fill.
+class WgmmaKernelBuilder {
+public:
+  explicit WgmmaKernelBuilder(WgmmaMatmul matmul)
+      : mm(matmul), b(mm.op->getLoc(), mm.op.getOperation()) {}
+
+  void build();
+
+private:
+  Value index(int64_t v) { return b.create<arith::ConstantIndexOp>(v); }
+  Value i64(int64_t v) {
+    return b.create<arith::ConstantIntOp>(b.getI64Type(), v);
+  }
+  /// The swizzled column of 16-byte chunk `chunk` in row `row`, in elements.
+  Value swizzledColumn(Value row, Value chunk);
+  /// cp.async of k tile `kTile` into buffer `stage`.
+  void copyTiles(Value kTile, Value stage);
+  /// The descriptor of the tile at shared byte address `address`.
+  Value descriptor(Value address, uint64_t fields);
+  /// One stage: four wgmma k16 steps on buffer `stage`.
+  Value multiply(Value stage, Value acc);
+  void storeAccumulators(Value acc);
+
+  WgmmaMatmul mm;
+  ImplicitLocOpBuilder b;
+  Value batchId, mBase, nBase, thread, warpgroup;
+  Value aTiles, bTiles, sharedBase;
+  LLVM::LLVMStructType accType;
+};
+
+Value WgmmaKernelBuilder::swizzledColumn(Value row, Value chunk) {
+  Value phase = b.create<arith::RemUIOp>(row, index(8));
+  Value swizzled = b.create<arith::XOrIOp>(chunk, phase);
+  return b.create<arith::MulIOp>(swizzled,
+                                 index(kCopyBytes / mm.elementBytes()));
+}
+
+void WgmmaKernelBuilder::copyTiles(Value kTile, Value stage) {
+  int64_t vector = kCopyBytes / mm.elementBytes();
+  int64_t chunksPerRow = kSwizzleRowBytes / kCopyBytes;
+  Value kBase = b.create<arith::MulIOp>(kTile, index(kKTile));
+  auto copy = [&](Value src, SmallVector<Value> srcIndices, Value dst,
+                  SmallVector<Value> dstIndices) {
+    if (mm.batched)
+      srcIndices.insert(srcIndices.begin(), batchId);
+    auto op = b.create<nvgpu::DeviceAsyncCopyOp>(
+        nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst, dstIndices,
+        src, srcIndices, b.getIndexAttr(vector), /*srcElements=*/Value(),
+        b.getUnitAttr());
+    (void)op;
+  };
+  // A (and B stored N x K): rows of 64 K elements, 8 chunks each.
+  auto copyKMajor = [&](Value src, Value tiles, int64_t rows, Value rowBase) {
+    for (int64_t i = 0; i < rows * chunksPerRow / mm.threads(); ++i) {
+      Value id = b.create<arith::AddIOp>(thread, index(i * mm.threads()));
+      Value row = b.create<arith::DivUIOp>(id, index(chunksPerRow));
+      Value chunk = b.create<arith::RemUIOp>(id, index(chunksPerRow));
+      Value srcRow = b.create<arith::AddIOp>(rowBase, row);
+      Value srcCol = b.create<arith::AddIOp>(
+          kBase, b.create<arith::MulIOp>(chunk, index(vector)));
+      copy(src, {srcRow, srcCol}, tiles,
+           {stage, row, swizzledColumn(row, chunk)});
+    }
+  };
+  copyKMajor(mm.a, aTiles, mm.blockM, mBase);
+  if (mm.transposedB) {
+    copyKMajor(mm.b, bTiles, mm.blockN, nBase);
+    return;
+  }
+  // B stored K x N: 64 K rows of block_n columns, kept as block_n / 64
+  // slabs of 64 x 64 (one swizzle row of N per K row).
+  int64_t rowChunks = mm.blockN / vector;
+  for (int64_t i = 0; i < kKTile * rowChunks / mm.threads(); ++i) {
+    Value id = b.create<arith::AddIOp>(thread, index(i * mm.threads()));
+    Value row = b.create<arith::DivUIOp>(id, index(rowChunks));
+    Value column = b.create<arith::RemUIOp>(id, index(rowChunks));
+    Value slab = b.create<arith::DivUIOp>(column, index(chunksPerRow));
+    Value chunk = b.create<arith::RemUIOp>(column, index(chunksPerRow));
+    Value srcRow = b.create<arith::AddIOp>(kBase, row);
+    Value srcCol = b.create<arith::AddIOp>(
+        nBase, b.create<arith::MulIOp>(column, index(vector)));
+    copy(mm.b, {srcRow, srcCol}, bTiles,
+         {stage, slab, row, swizzledColumn(row, chunk)});
+  }
+}
+
+Value WgmmaKernelBuilder::descriptor(Value address, uint64_t fields) {
+  Value start = b.create<arith::AndIOp>(
+      b.create<arith::ShRUIOp>(address, i64(4)), i64(0x3fff));
+  return b.create<arith::OrIOp>(start, i64(fields));
+}
+
+Value WgmmaKernelBuilder::multiply(Value stage, Value acc) {
+  MLIRContext *ctx = b.getContext();
+  Value stage64 = b.create<arith::IndexCastUIOp>(b.getI64Type(), stage);
+  Value aStage = b.create<arith::AddIOp>(
+      sharedBase, b.create<arith::MulIOp>(stage64, i64(mm.aStageBytes())));
+  // This warpgroup's 64 rows of A.
+  Value warpgroup64 = b.create<arith::IndexCastUIOp>(b.getI64Type(), warpgroup);
+  Value aRows = b.create<arith::AddIOp>(
+      aStage, b.create<arith::MulIOp>(
+                  warpgroup64, i64(kInstrM * kSwizzleRowBytes)));
+  Value bStage = b.create<arith::AddIOp>(
+      sharedBase,
+      b.create<arith::AddIOp>(
+          i64(mm.stages * mm.aStageBytes()),
+          b.create<arith::MulIOp>(stage64, i64(mm.bStageBytes()))));
+  // K-major tiles: 8-row atoms 1024 bytes apart (stride); the leading
+  // offset is unused with a 128-byte swizzle. MN-major B: 64-column slabs
+  // (the leading offset) of 64 K rows, 8-row atoms 1024 bytes apart.
+  uint64_t kMajor = ke::encodeWgmmaDescriptorFields(1 << 4, kSwizzleAtomBytes);
+  uint64_t mnMajor = ke::encodeWgmmaDescriptorFields(
+      kKTile * kSwizzleRowBytes, kSwizzleAtomBytes);
+  Value descA = descriptor(aRows, kMajor);
+  Value descB = descriptor(bStage, mm.transposedB ? kMajor : mnMajor);
+  auto wgmmaType = mm.element.isBF16() ? NVVM::WGMMATypes::bf16
+                                       : NVVM::WGMMATypes::f16;
+  auto typeAttr = NVVM::WGMMATypesAttr::get(ctx, wgmmaType);
+  auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+  // B "col" is K-major (no transpose); "row" is MN-major.
+  auto layoutB = NVVM::MMALayoutAttr::get(
+      ctx, mm.transposedB ? NVVM::MMALayout::col : NVVM::MMALayout::row);
+  b.create<NVVM::WgmmaFenceAlignedOp>();
+  for (int64_t step = 0; step < kKTile / kInstrK; ++step) {
+    // K-major: 16 elements further along the swizzle row (32 bytes; the
+    // hardware applies the swizzle to the address). MN-major: 16 K rows
+    // further, two atoms.
+    int64_t aOffset = step * kInstrK * mm.elementBytes();
+    int64_t bOffset = mm.transposedB ? aOffset
+                                     : step * kInstrK * kSwizzleRowBytes;
+    Value stepA = b.create<arith::AddIOp>(descA, i64(aOffset >> 4));
+    Value stepB = b.create<arith::AddIOp>(descB, i64(bOffset >> 4));
+    acc = b.create<NVVM::WgmmaMmaAsyncOp>(
+        accType, acc, stepA, stepB,
+        NVVM::MMAShapeAttr::get(ctx, kInstrM, mm.blockN, kInstrK),
+        typeAttr, typeAttr,
+        NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+        NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one), one, one,
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row), layoutB,
+        /*satfinite=*/nullptr);
+  }
+  b.create<NVVM::WgmmaGroupSyncAlignedOp>();
+  return acc;
+}
+
+void WgmmaKernelBuilder::storeAccumulators(Value acc) {
+  // Per warp of the warpgroup, 16 rows; per lane, rows lane / 4 and
+  // lane / 4 + 8, columns 2 (lane % 4) and the next of every 8-column slab.
+  Value inGroup = b.create<arith::RemUIOp>(thread, index(kWarpgroupThreads));
+  Value warp = b.create<arith::DivUIOp>(inGroup, index(32));
+  Value lane = b.create<arith::RemUIOp>(inGroup, index(32));
+  Value row = b.create<arith::AddIOp>(
+      b.create<arith::AddIOp>(
+          mBase, b.create<arith::MulIOp>(warpgroup, index(kInstrM))),
+      b.create<arith::AddIOp>(b.create<arith::MulIOp>(warp, index(16)),
+                              b.create<arith::DivUIOp>(lane, index(4))));
+  Value rowBelow = b.create<arith::AddIOp>(row, index(8));
+  Value column = b.create<arith::AddIOp>(
+      nBase, b.create<arith::MulIOp>(
+                 b.create<arith::RemUIOp>(lane, index(4)), index(2)));
+  auto pairType = VectorType::get({2}, b.getF32Type());
+  for (int64_t slab = 0; slab < mm.blockN / 8; ++slab) {
+    Value col = b.create<arith::AddIOp>(column, index(slab * 8));
+    for (int64_t half = 0; half < 2; ++half) {
+      SmallVector<Value> pair;
+      for (int64_t e = 0; e < 2; ++e) {
+        Value v = b.create<LLVM::ExtractValueOp>(acc, slab * 4 + half * 2 + e);
+        pair.push_back(b.create<arith::AddFOp>(v, mm.init));
+      }
+      Value vec = b.create<vector::FromElementsOp>(pairType, pair);
+      SmallVector<Value> indices = {half ? rowBelow : row, col};
+      if (mm.batched)
+        indices.insert(indices.begin(), batchId);
+      b.create<vector::StoreOp>(vec, mm.c, indices);
+    }
+  }
+}
+
+void WgmmaKernelBuilder::build() {
+  MLIRContext *ctx = b.getContext();
+  Operation *fill = mm.op->getPrevNode();
+  auto launch = b.create<gpu::LaunchOp>(
+      index(mm.n / mm.blockN), index(mm.m / mm.blockM), index(mm.batch),
+      index(mm.threads()), index(1), index(1),
+      b.create<arith::ConstantIntOp>(b.getI32Type(), mm.sharedBytes()));
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToStart(&body);
+  b.create<gpu::TerminatorOp>();
+  b.setInsertionPointToStart(&body);
+  batchId = launch.getBlockIds().z;
+  mBase = b.create<arith::MulIOp>(launch.getBlockIds().y, index(mm.blockM));
+  nBase = b.create<arith::MulIOp>(launch.getBlockIds().x, index(mm.blockN));
+  thread = launch.getThreadIds().x;
+  warpgroup = b.create<arith::DivUIOp>(thread, index(kWarpgroupThreads));
+
+  // The tiles start at the first 1024-byte boundary: the swizzle is a
+  // function of address bits 4-9, and the descriptors assume it.
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
+  Value dynamic = b.create<gpu::DynamicSharedMemoryOp>(MemRefType::get(
+      {ShapedType::kDynamic}, b.getI8Type(), AffineMap(), workgroup));
+  Value address = b.create<memref::ExtractAlignedPointerAsIndexOp>(dynamic);
+  Value pad = b.create<arith::RemUIOp>(
+      b.create<arith::SubIOp>(
+          index(kSwizzleAtomBytes),
+          b.create<arith::RemUIOp>(address, index(kSwizzleAtomBytes))),
+      index(kSwizzleAtomBytes));
+  sharedBase = b.create<arith::IndexCastUIOp>(
+      b.getI64Type(), b.create<arith::AddIOp>(address, pad));
+  int64_t rowElements = kSwizzleRowBytes / mm.elementBytes();
+  auto aType = MemRefType::get({mm.stages, mm.blockM, rowElements},
+                               mm.element, AffineMap(), workgroup);
+  SmallVector<int64_t> bShape =
+      mm.transposedB
+          ? SmallVector<int64_t>{mm.stages, mm.blockN, rowElements}
+          : SmallVector<int64_t>{mm.stages, mm.blockN / rowElements, kKTile,
+                                 rowElements};
+  auto bType = MemRefType::get(bShape, mm.element, AffineMap(), workgroup);
+  aTiles = b.create<memref::ViewOp>(aType, dynamic, pad, ValueRange{});
+  bTiles = b.create<memref::ViewOp>(
+      bType, dynamic,
+      b.create<arith::AddIOp>(pad, index(mm.stages * mm.aStageBytes())),
+      ValueRange{});
+
+  // Prologue: tiles 0 .. stages - 3, a group each.
+  int64_t kTiles = mm.k / kKTile, ahead = mm.stages - 2;
+  for (int64_t t = 0; t < ahead; ++t) {
+    copyTiles(index(t), index(t));
+    b.create<NVVM::CpAsyncCommitGroupOp>();
+  }
+  accType = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(mm.blockN / 2, b.getF32Type()));
+  Value zero = b.create<LLVM::ZeroOp>(accType);
+  auto loop = b.create<scf::ForOp>(index(0), index(kTiles), index(1),
+                                   ValueRange{zero});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kTile = loop.getInductionVar();
+    Value acc = loop.getRegionIterArgs()[0];
+    // Tile k has landed for this thread; the fence makes its (generic
+    // proxy) writes visible to wgmma (async proxy), the barrier everyone's.
+    b.create<NVVM::CpAsyncWaitGroupOp>(ahead - 1);
+    b.create<NVVM::FenceProxyOp>(
+        NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    b.create<gpu::BarrierOp>();
+    Value stage = b.create<arith::RemUIOp>(kTile, index(mm.stages));
+    acc = multiply(stage, acc);
+    // Tile k + stages - 2 goes where tile k - 2 was: every warpgroup waited
+    // for its wgmma group k - 2 before this iteration's barrier.
+    Value next = b.create<arith::AddIOp>(kTile, index(ahead));
+    Value inRange = b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, next,
+                                            index(kTiles));
+    auto ifOp = b.create<scf::IfOp>(inRange, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      copyTiles(next, b.create<arith::RemUIOp>(next, index(mm.stages)));
+    }
+    // A group every iteration, empty at the end, so that the wait above
+    // always counts the same.
+    b.create<NVVM::CpAsyncCommitGroupOp>();
+    b.create<NVVM::WgmmaWaitGroupSyncOp>(1);
+    b.create<scf::YieldOp>(acc);
+  }
+  b.create<NVVM::WgmmaWaitGroupSyncOp>(0);
+  storeAccumulators(loop.getResult(0));
+
+  mm.op->erase();
+  fill->erase();
+}
+
+struct GpuWgmmaMatmulsPass final
+    : ke::impl::GpuWgmmaMatmulsPassBase<GpuWgmmaMatmulsPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> marked;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(kWgmmaAttr))
+        marked.push_back(op);
+    });
+    for (linalg::LinalgOp op : marked) {
+      FailureOr<WgmmaMatmul> mm = analyze(op);
+      if (failed(mm))
+        return signalPassFailure();
+      WgmmaKernelBuilder(*mm).build();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,86 @@
+//===- GpuContraction.h - Matmuls as the tensor-core sketches see them -*- C++ -*-===//
+//
+// What gpu.mma (GpuMmaRule.cpp) and gpu.wgmma (GpuWgmmaRule.cpp) share: the
+// anchor read as a matmul or batch matmul with its operand layouts, the
+// epilogue they take, and knob helpers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KE_LIB_SKETCH_GPUCONTRACTION_H
+#define KE_LIB_SKETCH_GPUCONTRACTION_H
+
+#include "ke/Sketch/KnobSpace.h"
+
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Types.h"
+#include "mlir/Support/LLVM.h"
+
+#include <optional>
+
+namespace ke {
+
+using mlir::AffineMap;
+using mlir::ArrayRef;
+using mlir::SmallVector;
+using mlir::Type;
+
+/// What the tensor-core sketches (gpu.mma, gpu.wgmma) need to know of its anchor: a linalg.matmul or
+/// linalg.batch_matmul, its extents and element types, and whether A is
+/// stored K x M and B N x K.
+struct MmaContraction {
+  /// 1 for batch_matmul (its batch loop leads), 0 for matmul.
+  unsigned batchLoops = 0;
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  bool transposedA = false, transposedB = false;
+  Type a, b, c;
+
+  /// The instruction's K: 16 for 16-bit operands, 8 for TF32.
+  int64_t instrK() const { return 256 / a.getIntOrFloatBitWidth(); }
+
+  /// Tile sizes over the anchor's loops: the batch loop's `batchTile`
+  /// first when there is one.
+  SmallVector<int64_t> sizes(ArrayRef<int64_t> inner, int64_t batchTile) const {
+    SmallVector<int64_t> all(batchLoops, batchTile);
+    llvm::append_range(all, inner);
+    return all;
+  }
+  /// The rows and columns of A's shared tile: M x K, or K x M.
+  std::pair<int64_t, int64_t> aTile(int64_t blockM, int64_t kBlock) const {
+    return transposedA ? std::make_pair(kBlock, blockM)
+                       : std::make_pair(blockM, kBlock);
+  }
+  /// The rows and columns of B's shared tile: K x N, or N x K.
+  std::pair<int64_t, int64_t> bTile(int64_t blockN, int64_t kBlock) const {
+    return transposedB ? std::make_pair(blockN, kBlock)
+                       : std::make_pair(kBlock, blockN);
+  }
+};
+
+/// True when the anchor's kernel holds nothing but it, fills and at most
+/// one elementwise consumer that reads the anchor's result element for
+/// element (all loops parallel, the result read and written through the
+/// identity): the epilogue ke-gpu-vector-to-mma applies from registers.
+bool hasMmaEpilogueOnly(mlir::Operation *anchor);
+
+/// Reads the operand layouts off `maps` over `batch` leading batch loops
+/// (then m, n, k): A (m, k), B (k, n) or (n, k), C (m, n). False for any
+/// other maps (A stored K x M included, see the definition).
+bool readOperandLayouts(ArrayRef<AffineMap> maps, unsigned batch,
+                        mlir::MLIRContext *context, MmaContraction &c);
+
+/// The anchor as the tensor-core sketches see it, or nothing when it is
+/// neither a static matmul nor a batch matmul with the layouts above.
+std::optional<MmaContraction> analyzeContraction(mlir::Operation *anchor);
+
+/// Divisors of `extent` among `candidates` that are multiples of `unit`.
+SmallVector<int64_t> dividingChoices(int64_t extent,
+                                     ArrayRef<int64_t> candidates,
+                                     int64_t unit);
+
+/// A knob over `choices` defaulting to the largest at most `preferred`.
+Knob makeKnob(llvm::StringRef name, SmallVector<int64_t> choices,
+              int64_t preferred);
+
+} // namespace ke
+
+#endif // KE_LIB_SKETCH_GPUCONTRACTION_H

@@ -1,0 +1,164 @@
+//===- GpuWgmmaRule.cpp - Matmuls on Hopper's warpgroup MMA ---------------===//
+//
+// gpu.wgmma: a 16-bit matmul or batch matmul (f16 or bf16 operands, an f32
+// result, A stored M x K, B K x N or N x K) on sm_90a, through
+// wgmma.mma_async m64nNk16:
+//
+//   block tile (block.m x block.n)   grid (N / block.n, M / block.m, batch)
+//   warpgroups                       block.m / 64, each 64 x block.n
+//   stages                           shared tiles of 64 K elements,
+//                                    cp.async'd stages - 2 ahead
+//
+// The script only marks the matmul with its knobs and bufferizes:
+// ke-gpu-wgmma-matmuls (lib/Codegen/GpuWgmmaMatmuls.cpp), the first step of
+// the CUDA lowering, builds the kernel, since no transform op produces
+// wgmma. No fused consumer yet (gpu.mma takes those). docs/gpu.md has the
+// steps and their measured effect.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuContraction.h"
+#include "GpuRules.h"
+#include "GpuSupport.h"
+#include "RuleSupport.h"
+#include "ScriptWriter.h"
+
+#include "ke/Workload/Kernel.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace ke;
+
+namespace {
+
+/// wgmma's M; K elements per stage (one 128-byte swizzle row).
+constexpr int64_t kInstrM = 64, kKTile = 64;
+constexpr int64_t kWarpgroupThreads = 128;
+/// Registers per thread besides the accumulators (addresses, descriptors,
+/// loop state), for the register-file check.
+constexpr int64_t kOtherRegisters = 40;
+
+/// The sizes a knob assignment gives.
+struct WgmmaTiles {
+  int64_t blockM, blockN, stages;
+  int64_t threads() const { return blockM / kInstrM * kWarpgroupThreads; }
+  /// The shared tiles of all stages and the alignment slack.
+  uint64_t sharedBytes(unsigned bits) const {
+    return stages * (blockM + blockN) * kKTile * bits / 8 + 1024;
+  }
+};
+
+WgmmaTiles tilesFor(const KnobAssignment &knobs) {
+  return {knobs.get("block.m", 128), knobs.get("block.n", 256),
+          knobs.get("stages", 4)};
+}
+
+bool isSm90a(const TargetDescription &target) {
+  return target.family == TargetFamily::Cuda && target.chip == "sm_90a";
+}
+
+class GpuWgmmaRule final : public SketchRule {
+public:
+  llvm::StringRef getName() const override { return "gpu.wgmma"; }
+
+  bool matches(Operation *anchor,
+               const TargetDescription &target) const override {
+    if (!isSm90a(target))
+      return false;
+    KernelNeighbours neighbours = findKernelNeighbours(anchor);
+    if (neighbours.consumer || neighbours.rowReductions)
+      return false;
+    std::optional<MmaContraction> c = analyzeContraction(anchor);
+    if (!c || c->a != c->b || !(c->a.isF16() || c->a.isBF16()) ||
+        !c->c.isF32())
+      return false;
+    return c->m % kInstrM == 0 && c->n % 64 == 0 && c->k % kKTile == 0 &&
+           c->batch <= 65535;
+  }
+
+  KnobSpace getKnobSpace(Operation *anchor,
+                         const TargetDescription &target) const override {
+    MmaContraction c = *analyzeContraction(anchor);
+    KnobSpace space;
+    space.knobs.push_back(
+        makeKnob("block.m", dividingChoices(c.m, {64, 128, 256}, 64), 128));
+    space.knobs.push_back(
+        makeKnob("block.n", dividingChoices(c.n, {64, 128, 256}, 64), 256));
+    SmallVector<int64_t> stages;
+    for (int64_t s : {3, 4, 5, 6})
+      if (s - 2 <= c.k / kKTile)
+        stages.push_back(s);
+    space.knobs.push_back(makeKnob("stages", stages, 4));
+    return space;
+  }
+
+  LogicalResult checkLimits(Operation *anchor, const TargetDescription &target,
+                            const KnobAssignment &knobs,
+                            std::string &reason) const override {
+    MmaContraction c = *analyzeContraction(anchor);
+    WgmmaTiles t = tilesFor(knobs);
+    uint64_t shared = t.sharedBytes(c.a.getIntOrFloatBitWidth());
+    if (shared > target.gpu.sharedMemoryPerBlockBytes) {
+      reason = llvm::formatv("{0} stages of {1}x{2} tiles need {3} bytes of "
+                             "shared memory",
+                             t.stages, t.blockM, t.blockN, shared);
+      return failure();
+    }
+    // A thread holds block.n / 2 f32 accumulators.
+    return checkBlockLimits(target, {t.threads(), 1, 1},
+                            t.blockN / 2 + kOtherRegisters, reason);
+  }
+
+  std::string emitScript(Operation *anchor, const TargetDescription &target,
+                         const KnobAssignment &knobs) const override {
+    WgmmaTiles t = tilesFor(knobs);
+    ScriptWriter w;
+    w.comment("sketch gpu.wgmma: " + knobs.str());
+    std::string matmul =
+        w.match(anchor->getName().getStringRef(), kAnchorAttr);
+    std::string knobParam = w.fresh("knobs");
+    w.line(llvm::formatv("{0} = transform.param.constant {{block_m = {1} : "
+                         "i64, block_n = {2} : i64, stages = {3} : i64} -> "
+                         "!transform.any_param",
+                         knobParam, t.blockM, t.blockN, t.stages));
+    w.comment("ke-gpu-wgmma-matmuls builds the kernel from the mark");
+    w.line("transform.annotate " + matmul + " \"ke.wgmma\" = " + knobParam +
+           " : !transform.any_op, !transform.any_param");
+    std::string func = w.fresh("func");
+    w.line(func + " = transform.structured.match ops{[\"func.func\"]} in "
+                  "%root : (!transform.any_op) -> !transform.any_op");
+    w.line(w.fresh("func") + " = transform.bufferization.one_shot_bufferize " +
+           func + " : (!transform.any_op) -> !transform.any_op");
+    return w.finish();
+  }
+
+  LoopNestDescription
+  describeLoopNest(Operation *anchor, const TargetDescription &target,
+                   const KnobAssignment &knobs) const override {
+    MmaContraction c = *analyzeContraction(anchor);
+    WgmmaTiles t = tilesFor(knobs);
+    LoopNestDescription d;
+    d.ranges = c.sizes({c.m, c.n, c.k}, c.batch);
+    d.reduction = SmallVector<bool>(c.batchLoops, false);
+    d.reduction.append({false, false, true});
+    d.addLevel(TileLevelRole::Threads, c.sizes({t.blockM, t.blockN, 0}, 1),
+               true);
+    d.addLevel(TileLevelRole::Cache, c.sizes({0, 0, kKTile}, 0), false);
+    d.addLevel(TileLevelRole::Register, c.sizes({kInstrM, t.blockN, 0}, 0),
+               true);
+    d.addLevel(TileLevelRole::Inner, c.sizes({kInstrM, t.blockN, 16}, 0),
+               false);
+    d.threads = t.threads();
+    d.vectorLoop = c.batchLoops + 1;
+    d.vectorWidth = 8;
+    return d;
+  }
+};
+
+} // namespace
+
+const SketchRule &ke::getGpuWgmmaRule() {
+  static const GpuWgmmaRule rule;
+  return rule;
+}
