@@ -19,7 +19,9 @@
 //     wgmma group is in flight;
 //   epilogue: wait for all; each thread stores its accumulators (the
 //     m16n8 layout per warp: row lane / 4 (+ 8), columns 2 (lane % 4) (+ 1)
-//     of each 8-column slab) as pairs, adding the fill's value.
+//     of each 8-column slab) as pairs, adding the fill's value and applying
+//     the consumer the sketch fused (`ke.wgmma.epilogue`: bias, activation,
+//     the cast to bf16), its other operands loaded per element.
 //
 // A's tiles are K-major (rows of 64 K elements); B's are K-major too when B
 // is stored N x K, and MN-major (64-column slabs of 64 K rows) when it is
@@ -31,6 +33,7 @@
 
 #include "ke/Codegen/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -40,6 +43,7 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 using namespace mlir;
@@ -53,6 +57,8 @@ namespace {
 
 /// The attribute gpu.wgmma's script puts on the matmul.
 constexpr llvm::StringLiteral kWgmmaAttr = "ke.wgmma";
+/// And on its elementwise consumer, when the kernel applies it.
+constexpr llvm::StringLiteral kEpilogueAttr = "ke.wgmma.epilogue";
 /// K elements per stage: one 128-byte swizzle row of 16-bit elements.
 constexpr int64_t kKTile = 64;
 /// wgmma's M, and its K for 16-bit operands.
@@ -72,6 +78,10 @@ struct WgmmaMatmul {
   Value a, b, c;
   /// The fill's value, added in the epilogue.
   Value init;
+  /// The elementwise consumer marked `ke.wgmma.epilogue`, applied to each
+  /// accumulator before it is stored (then `c` is a temporary that is
+  /// never written), or null.
+  linalg::LinalgOp epilogue;
   Type element;
 
   int64_t warpgroups() const { return blockM / kInstrM; }
@@ -92,6 +102,47 @@ FailureOr<int64_t> readKnob(Operation *op, DictionaryAttr knobs,
   if (!value)
     return op->emitError("ke.wgmma: missing integer '") << name << "'";
   return value.getInt();
+}
+
+/// Finds the consumer marked as the matmul's epilogue, if any, and checks
+/// that the kernel can apply it per accumulator: all loops parallel, one
+/// result written through the identity, the matmul's result read through
+/// the identity and nowhere else (a temporary buffer).
+LogicalResult analyzeEpilogue(WgmmaMatmul &mm) {
+  for (Operation *next = mm.op->getNextNode(); next;
+       next = next->getNextNode()) {
+    auto consumer = dyn_cast<linalg::LinalgOp>(next);
+    if (!consumer || !consumer->hasAttr(kEpilogueAttr))
+      continue;
+    if (consumer.getNumParallelLoops() != consumer.getNumLoops() ||
+        consumer.getNumLoops() != (mm.batched ? 3u : 2u) ||
+        consumer.getNumDpsInits() != 1 || !consumer.hasPureBufferSemantics() ||
+        !consumer.getMatchingIndexingMap(consumer.getDpsInitOperand(0))
+             .isIdentity())
+      return consumer->emitError("ke.wgmma.epilogue: not an elementwise op "
+                                 "over the matmul's result");
+    bool readsResult = false;
+    for (OpOperand *input : consumer.getDpsInputOperands()) {
+      if (input->get() != mm.c)
+        continue;
+      if (!consumer.getMatchingIndexingMap(input).isIdentity())
+        return consumer->emitError("ke.wgmma.epilogue reads the matmul's "
+                                   "result through a permutation");
+      readsResult = true;
+    }
+    auto alloc = mm.c.getDefiningOp<memref::AllocOp>();
+    if (!readsResult || !alloc)
+      return consumer->emitError("ke.wgmma.epilogue must read the matmul's "
+                                 "result from a temporary buffer");
+    for (Operation *user : alloc->getUsers())
+      if (user != mm.op && user != consumer && user != mm.op->getPrevNode() &&
+          !isa<memref::DeallocOp>(user))
+        return user->emitError("ke.wgmma.epilogue: the matmul's result is "
+                               "used here too");
+    mm.epilogue = consumer;
+    return success();
+  }
+  return success();
 }
 
 /// The marked matmul as the kernel needs it, or a located error.
@@ -172,6 +223,8 @@ FailureOr<WgmmaMatmul> analyze(linalg::LinalgOp op) {
   mm.init = fill.getDpsInputOperand(0)->get();
   if (!mm.init.getType().isF32())
     return op->emitError("ke.wgmma: the fill's value must be f32");
+  if (failed(analyzeEpilogue(mm)))
+    return failure();
   return mm;
 }
 
@@ -207,6 +260,9 @@ private:
   /// One stage: four wgmma k16 steps on buffer `stage`.
   Value multiply(Value stage, Value acc);
   void storeAccumulators(Value acc);
+  /// The epilogue's body on accumulator `value` at `row`, `column`: other
+  /// operands loaded through their maps, linalg.index the indices.
+  Value applyEpilogue(Value value, Value row, Value column);
 
   WgmmaMatmul mm;
   ImplicitLocOpBuilder b;
@@ -345,22 +401,66 @@ void WgmmaKernelBuilder::storeAccumulators(Value acc) {
   Value column = b.create<arith::AddIOp>(
       nBase, b.create<arith::MulIOp>(
                  b.create<arith::RemUIOp>(lane, index(4)), index(2)));
-  auto pairType = VectorType::get({2}, b.getF32Type());
+  Value result =
+      mm.epilogue ? mm.epilogue.getDpsInitOperand(0)->get() : mm.c;
+  auto pairType = VectorType::get({2}, getElementTypeOrSelf(result.getType()));
   for (int64_t slab = 0; slab < mm.blockN / 8; ++slab) {
     Value col = b.create<arith::AddIOp>(column, index(slab * 8));
     for (int64_t half = 0; half < 2; ++half) {
+      Value r = half ? rowBelow : row;
       SmallVector<Value> pair;
       for (int64_t e = 0; e < 2; ++e) {
         Value v = b.create<LLVM::ExtractValueOp>(acc, slab * 4 + half * 2 + e);
-        pair.push_back(b.create<arith::AddFOp>(v, mm.init));
+        v = b.create<arith::AddFOp>(v, mm.init);
+        if (mm.epilogue)
+          v = applyEpilogue(v, r,
+                            e ? b.create<arith::AddIOp>(col, index(1)) : col);
+        pair.push_back(v);
       }
       Value vec = b.create<vector::FromElementsOp>(pairType, pair);
-      SmallVector<Value> indices = {half ? rowBelow : row, col};
+      SmallVector<Value> indices = {r, col};
       if (mm.batched)
         indices.insert(indices.begin(), batchId);
-      b.create<vector::StoreOp>(vec, mm.c, indices);
+      b.create<vector::StoreOp>(vec, result, indices);
     }
   }
+}
+
+Value WgmmaKernelBuilder::applyEpilogue(Value value, Value row,
+                                        Value column) {
+  linalg::LinalgOp ep = mm.epilogue;
+  Block *body = ep.getBlock();
+  SmallVector<Value> loops = {row, column};
+  if (mm.batched)
+    loops.insert(loops.begin(), batchId);
+  IRMapping mapping;
+  for (OpOperand &operand : ep->getOpOperands()) {
+    BlockArgument arg = body->getArgument(operand.getOperandNumber());
+    if (arg.use_empty())
+      continue;
+    if (operand.get() == mm.c) {
+      mapping.map(arg, value);
+      continue;
+    }
+    if (!isa<MemRefType>(operand.get().getType())) {
+      mapping.map(arg, operand.get());
+      continue;
+    }
+    AffineMap map = ep.getMatchingIndexingMap(&operand);
+    SmallVector<Value> indices;
+    for (AffineExpr expr : map.getResults())
+      indices.push_back(b.create<affine::AffineApplyOp>(
+          AffineMap::get(map.getNumDims(), 0, expr), loops));
+    mapping.map(arg, b.create<memref::LoadOp>(operand.get(), indices));
+  }
+  for (Operation &op : body->without_terminator()) {
+    if (auto indexOp = dyn_cast<linalg::IndexOp>(op)) {
+      mapping.map(indexOp.getResult(), loops[indexOp.getDim()]);
+      continue;
+    }
+    b.clone(op, mapping);
+  }
+  return mapping.lookupOrDefault(body->getTerminator()->getOperand(0));
 }
 
 void WgmmaKernelBuilder::build() {
@@ -454,8 +554,17 @@ void WgmmaKernelBuilder::build() {
   b.create<NVVM::WgmmaWaitGroupSyncOp>(0);
   storeAccumulators(loop.getResult(0));
 
+  Operation *temporary = mm.c.getDefiningOp();
+  if (mm.epilogue)
+    mm.epilogue->erase();
   mm.op->erase();
   fill->erase();
+  // The epilogue's input, now never written or read.
+  if (mm.epilogue) {
+    for (Operation *user : llvm::make_early_inc_range(temporary->getUsers()))
+      user->erase();
+    temporary->erase();
+  }
 }
 
 struct GpuWgmmaMatmulsPass final

@@ -12,8 +12,9 @@
 // The script only marks the matmul with its knobs and bufferizes:
 // ke-gpu-wgmma-matmuls (lib/Codegen/GpuWgmmaMatmuls.cpp), the first step of
 // the CUDA lowering, builds the kernel, since no transform op produces
-// wgmma. No fused consumer yet (gpu.mma takes those). docs/gpu.md has the
-// steps and their measured effect.
+// wgmma; a fused elementwise consumer is marked too and applied to the
+// accumulators before they are stored. docs/gpu.md has the steps and their
+// measured effect.
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,8 +67,8 @@ public:
                const TargetDescription &target) const override {
     if (!isSm90a(target))
       return false;
-    KernelNeighbours neighbours = findKernelNeighbours(anchor);
-    if (neighbours.consumer || neighbours.rowReductions)
+    // A fused elementwise consumer runs on the accumulators (the epilogue).
+    if (!hasMmaEpilogueOnly(anchor))
       return false;
     std::optional<MmaContraction> c = analyzeContraction(anchor);
     if (!c || c->a != c->b || !(c->a.isF16() || c->a.isBF16()) ||
@@ -125,6 +126,11 @@ public:
     w.comment("ke-gpu-wgmma-matmuls builds the kernel from the mark");
     w.line("transform.annotate " + matmul + " \"ke.wgmma\" = " + knobParam +
            " : !transform.any_op, !transform.any_param");
+    if (findKernelNeighbours(anchor).consumer) {
+      std::string consumer = w.match("", kConsumerAttr);
+      w.line("transform.annotate " + consumer +
+             " \"ke.wgmma.epilogue\" : !transform.any_op");
+    }
     std::string func = w.fresh("func");
     w.line(func + " = transform.structured.match ops{[\"func.func\"]} in "
                   "%root : (!transform.any_op) -> !transform.any_op");

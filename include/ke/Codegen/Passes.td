@@ -261,11 +261,15 @@ def GpuWgmmaMatmulsPass : Pass<"ke-gpu-wgmma-matmuls", "::mlir::ModuleOp"> {
     swizzle), cp.async copies stages - 2 tiles ahead, four
     wgmma.mma_async m64n{block_n}k16 per tile and warpgroup with one group
     in flight, and the accumulators stored from registers with the fill's
-    value added. A marked op this cannot build is a located error. The
+    value added. A consumer marked `ke.wgmma.epilogue` (elementwise, reading
+    the matmul's result through the identity from a temporary buffer) is
+    applied to each accumulator before the store, and it and the temporary
+    are gone. A marked op this cannot build is a located error. The
     kernel needs sm_90a (ptxas rejects wgmma elsewhere). CUDA only; the
     first step of the CUDA lowering.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",

@@ -1,0 +1,179 @@
+// RUN: ke-opt %s --split-input-file --verify-diagnostics --ke-gpu-wgmma-matmuls | FileCheck %s
+
+// A bf16 matmul marked by gpu.wgmma (128x256 blocks, 4 stages; B K x N)
+// becomes one kernel: 8 x 2 blocks of two warpgroups, 4 x (128 + 256) x 64
+// bf16 tiles in dynamic shared memory plus 1 KiB to align them, tiles 0 and
+// 1 copied before the loop (A: 4 cp.async per thread, B: 8), then per K
+// tile: wait (one group in flight), proxy fence, barrier, four
+// m64n256k16 wgmma on K-major A and MN-major B (trans-b: the "row" layout;
+// descriptor fields: stride 1024 bytes, leading 16 for A and 8192 for B's
+// 64-column slabs, the 128-byte swizzle), the copies two tiles ahead, and
+// a wait with one wgmma group in flight. The fill is gone: its value is
+// added to each accumulator as it is stored.
+// CHECK-LABEL: func.func @matmul
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: linalg.matmul
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK-DAG: %[[SMEM:.*]] = arith.constant 197632 : i32
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[C2]], {{.*}} = %[[C8]], {{.*}}) threads({{.*}}) in ({{.*}} = %[[C256]], {{.*}}) dynamic_shared_memory_size %[[SMEM]]
+// CHECK: gpu.dynamic_shared_memory
+// CHECK: memref.view {{.*}} to memref<4x128x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<4x4x64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK-COUNT-24: nvgpu.device_async_copy {{.*}}, 8 {bypassL1}
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: scf.for
+// CHECK: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[AFIELDS:.*]] = arith.constant 4611686293305360384 : i64
+// CHECK: arith.ori {{.*}}, %[[AFIELDS]]
+// CHECK: %[[BFIELDS:.*]] = arith.constant 4611686293338849280 : i64
+// CHECK: arith.ori {{.*}}, %[[BFIELDS]]
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: scf.if
+// CHECK-COUNT-12: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-COUNT-64: vector.store {{.*}} : memref<1024x512xf32>, vector<2xf32>
+func.func @matmul(%c: memref<1024x512xf32>, %a: memref<1024x256xbf16>, %b: memref<256x512xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<1024x512xf32>)
+  linalg.matmul {ke.wgmma = {block_m = 128 : i64, block_n = 256 : i64, stages = 4 : i64}}
+    ins(%a, %b : memref<1024x256xbf16>, memref<256x512xbf16>) outs(%c : memref<1024x512xf32>)
+  return
+}
+
+// -----
+
+// B stored N x K (nn.Linear's weight) is K-major like A: rows of 64 K
+// elements, no transpose ("col"), the same descriptor fields as A.
+// CHECK-LABEL: func.func @transposed_b
+// CHECK: memref.view {{.*}} to memref<3x128x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+func.func @transposed_b(%c: memref<128x256xf32>, %a: memref<128x128xf16>, %b: memref<256x128xf16>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x256xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    {ke.wgmma = {block_m = 64 : i64, block_n = 128 : i64, stages = 3 : i64}}
+    ins(%a, %b : memref<128x128xf16>, memref<256x128xf16>) outs(%c : memref<128x256xf32>)
+  return
+}
+
+// -----
+
+// A batch matmul: a batch per block along z, every access indexed by it.
+// CHECK-LABEL: func.func @batched
+// CHECK: gpu.launch blocks(%[[BX:[a-z0-9]*]], %[[BY:[a-z0-9]*]], %[[BZ:[a-z0-9]*]]) in
+// CHECK: nvgpu.device_async_copy %{{.*}}[%[[BZ]],
+// CHECK: vector.store %{{.*}}, %{{.*}}[%[[BZ]],
+func.func @batched(%c: memref<4x128x128xf32>, %a: memref<4x128x64xbf16>, %b: memref<4x64x128xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x128x128xf32>)
+  linalg.batch_matmul {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64}}
+    ins(%a, %b : memref<4x128x64xbf16>, memref<4x64x128xbf16>) outs(%c : memref<4x128x128xf32>)
+  return
+}
+
+// -----
+
+// The epilogue: a bias, an exact GELU (erf) and the cast to bf16 applied to
+// each accumulator (the bias loaded per column), stored as bf16 pairs; the
+// consumer and the f32 temporary are gone.
+// CHECK-LABEL: func.func @epilogue
+// CHECK-NOT: memref.alloc
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: memref.load %{{.*}} : memref<256xf32>
+// CHECK: math.erf
+// CHECK: arith.truncf
+// CHECK: vector.store {{.*}} : memref<128x256xbf16>, vector<2xbf16>
+// CHECK-NOT: linalg.generic
+func.func @epilogue(%out: memref<128x256xbf16>, %a: memref<128x64xbf16>, %b: memref<64x256xbf16>, %bias: memref<256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %one = arith.constant 1.0 : f32
+  %rsqrt2 = arith.constant 0.70710678 : f32
+  %t = memref.alloc() : memref<128x256xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<128x256xf32>)
+  linalg.matmul {ke.wgmma = {block_m = 128 : i64, block_n = 256 : i64, stages = 3 : i64}}
+    ins(%a, %b : memref<128x64xbf16>, memref<64x256xbf16>) outs(%t : memref<128x256xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]} {ke.wgmma.epilogue}
+    ins(%t, %bias : memref<128x256xf32>, memref<256xf32>) outs(%out : memref<128x256xbf16>) {
+  ^bb0(%x: f32, %bv: f32, %o: bf16):
+    %y = arith.addf %x, %bv : f32
+    %s = arith.mulf %y, %rsqrt2 : f32
+    %e = math.erf %s : f32
+    %p = arith.addf %e, %one : f32
+    %h = arith.mulf %y, %half : f32
+    %g = arith.mulf %h, %p : f32
+    %r = arith.truncf %g : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @no_fill(%c: memref<128x128xf32>, %a: memref<128x64xbf16>, %b: memref<64x128xbf16>) {
+  // expected-error @below {{ke.wgmma needs the accumulator's linalg.fill right before the matmul}}
+  linalg.matmul {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64}}
+    ins(%a, %b : memref<128x64xbf16>, memref<64x128xbf16>) outs(%c : memref<128x128xf32>)
+  return
+}
+
+// -----
+
+func.func @bad_block(%c: memref<128x128xf32>, %a: memref<128x64xbf16>, %b: memref<64x128xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+  // expected-error @below {{ke.wgmma: block 128x256 with 3 stages does not fit a 128x128x64 matmul}}
+  linalg.matmul {ke.wgmma = {block_m = 128 : i64, block_n = 256 : i64, stages = 3 : i64}}
+    ins(%a, %b : memref<128x64xbf16>, memref<64x128xbf16>) outs(%c : memref<128x128xf32>)
+  return
+}
+
+// -----
+
+func.func @f32_operands(%c: memref<128x128xf32>, %a: memref<128x64xf32>, %b: memref<64x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+  // expected-error @below {{ke.wgmma takes f16 or bf16 operands and an f32 result}}
+  linalg.matmul {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64}}
+    ins(%a, %b : memref<128x64xf32>, memref<64x128xf32>) outs(%c : memref<128x128xf32>)
+  return
+}
+
+// -----
+
+func.func @missing_knob(%c: memref<128x128xf32>, %a: memref<128x64xbf16>, %b: memref<64x128xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+  // expected-error @below {{ke.wgmma: missing integer 'stages'}}
+  linalg.matmul {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64}}
+    ins(%a, %b : memref<128x64xbf16>, memref<64x128xbf16>) outs(%c : memref<128x128xf32>)
+  return
+}
+
+// -----
+
+func.func @transposed_epilogue(%out: memref<128x128xf32>, %a: memref<128x64xbf16>, %b: memref<64x128xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<128x128xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<128x128xf32>)
+  linalg.matmul {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64}}
+    ins(%a, %b : memref<128x64xbf16>, memref<64x128xbf16>) outs(%t : memref<128x128xf32>)
+  // expected-error @below {{ke.wgmma.epilogue reads the matmul's result through a permutation}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]} {ke.wgmma.epilogue}
+    ins(%t : memref<128x128xf32>) outs(%out : memref<128x128xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  return
+}

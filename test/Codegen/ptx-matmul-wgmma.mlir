@@ -1,0 +1,24 @@
+// gpu.wgmma on sm_90a, through the whole CUDA lowering to PTX (ptxas, when
+// found, takes it): wgmma.mma_async m64n256k16 with B MN-major (trans-b 1)
+// for B stored K x N, K-major (trans-b 0) for B stored N x K; cp.async
+// copies, the async-proxy fence, accumulators stored from registers, no
+// local memory. The epilogue (bias, ReLU, bf16) runs on the registers.
+// RUN: ke-opt compile %s --target cuda:sm_90a --emit=asm -o - 2>/dev/null | FileCheck %s
+
+// CHECK: .target sm_90a
+// CHECK-NOT: .local
+// CHECK: cp.async.cg.shared.global
+// CHECK: fence.proxy.async.shared::cta
+// CHECK: wgmma.fence.sync.aligned
+// CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}, p, 1, {{ *}}1, 0, {{ *}}1;
+// CHECK: wgmma.commit_group.sync.aligned
+// CHECK: wgmma.wait_group.sync.aligned 1;
+// CHECK: st.global.v2.b32
+// CHECK-NOT: .local
+func.func @kn(%a: tensor<256x128xbf16>, %b: tensor<128x512xbf16>) -> tensor<256x512xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x512xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<256x512xf32>) -> tensor<256x512xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<256x128xbf16>, tensor<128x512xbf16>) outs(%c : tensor<256x512xf32>) -> tensor<256x512xf32>
+  return %r : tensor<256x512xf32>
+}

@@ -1,0 +1,62 @@
+// gpu.wgmma for 16-bit matmuls on sm_90a: the script marks the matmul with
+// its knobs (and a fused consumer as its epilogue) and bufferizes;
+// ke-gpu-wgmma-matmuls builds the kernel. sm_90 (no wgmma) keeps gpu.mma.
+// RUN: ke-opt sketches %s --target cuda:sm_90a | FileCheck %s
+// RUN: ke-opt sketches %s --target cuda:sm_90 | FileCheck %s --check-prefix=SM90
+
+// CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
+// CHECK-NEXT: // sketch gpu.wgmma
+// CHECK-NEXT: // knob block.m: 64 [128] 256
+// CHECK-NEXT: // knob block.n: 64 128 [256]{{$}}
+// CHECK-NEXT: // knob stages: 3 [4] 5 6{{$}}
+// CHECK: %[[MM:.*]] = transform.structured.match ops{["linalg.matmul"]} attributes {ke.anchor}
+// CHECK: %[[KNOBS:.*]] = transform.param.constant {block_m = 128 : i64, block_n = 256 : i64, stages = 4 : i64} -> !transform.any_param
+// CHECK: transform.annotate %[[MM]] "ke.wgmma" = %[[KNOBS]]
+// CHECK-NOT: ke.wgmma.epilogue
+// CHECK: transform.bufferization.one_shot_bufferize
+// CHECK: // sketch gpu.mma
+// SM90-LABEL: // -----// workload {{.*}} linalg.matmul
+// SM90-NEXT: // sketch gpu.mma
+// SM90-NOT: gpu.wgmma
+func.func @matmul(%a: tensor<512x256xbf16>, %b: tensor<256x512xbf16>) -> tensor<512x512xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<512x512xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<512x256xbf16>, tensor<256x512xbf16>) outs(%c : tensor<512x512xf32>) -> tensor<512x512xf32>
+  return %r : tensor<512x512xf32>
+}
+
+// A fused consumer (bias, ReLU, bf16 result) is marked as the epilogue.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
+// CHECK-NEXT: // sketch gpu.wgmma
+// CHECK: transform.annotate %{{.*}} "ke.wgmma" =
+// CHECK: %[[CONSUMER:.*]] = transform.structured.match attributes {ke.consumer}
+// CHECK: transform.annotate %[[CONSUMER]] "ke.wgmma.epilogue" : !transform.any_op
+func.func @linear_relu(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>, %bias: tensor<256xf32>) -> tensor<256x256xbf16> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %o = tensor.empty() : tensor<256x256xbf16>
+  %g = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+    ins(%r, %bias : tensor<256x256xf32>, tensor<256xf32>) outs(%o : tensor<256x256xbf16>) {
+  ^bb0(%x: f32, %bv: f32, %out: bf16):
+    %y = arith.addf %x, %bv : f32
+    %m = arith.maximumf %y, %z : f32
+    %t = arith.truncf %m : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<256x256xbf16>
+  return %g : tensor<256x256xbf16>
+}
+
+// f32 operands are not wgmma's (TF32 is not taken yet): gpu.mma decides.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
+// CHECK-NOT: gpu.wgmma
+// CHECK: // sketch gpu.tile
+func.func @f32(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>) -> tensor<256x256xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<256x128xf32>, tensor<128x256xf32>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %r : tensor<256x256xf32>
+}
