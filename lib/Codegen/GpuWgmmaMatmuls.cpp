@@ -7,13 +7,15 @@
 //
 //   grid (N / block_n, M / block_m, batch), block_m / 64 warpgroups
 //   shared memory (dynamic, 1024-byte aligned): `stages` A tiles
-//     block_m x 64 and B tiles, each row 128 bytes in the 128-byte swizzle
+//     block_m x 128 bytes of K (64 16-bit elements, 32 f32 ones for TF32)
+//     and B tiles, each row 128 bytes in the 128-byte swizzle
 //     that wgmma's descriptors name (16-byte chunk c of row r stored at
 //     chunk c ^ (r % 8));
 //   prologue: tiles 0 .. stages - 3 copied with cp.async, a group each;
 //   k loop: wait for tile k (cp.async.wait_group stages - 3), fence the
 //     generic proxy's writes for the async proxy, barrier; four
-//     wgmma.mma_async m64n{block_n}k16 per warpgroup on tile k, committed as
+//     wgmma.mma_async m64n{block_n}k16 (k8 for TF32) per warpgroup on tile
+//     k, committed as
 //     one group; copy tile k + stages - 2 into the buffer of tile k - 2
 //     (every warpgroup finished it before the barrier); wait until one
 //     wgmma group is in flight;
@@ -59,10 +61,9 @@ namespace {
 constexpr llvm::StringLiteral kWgmmaAttr = "ke.wgmma";
 /// And on its elementwise consumer, when the kernel applies it.
 constexpr llvm::StringLiteral kEpilogueAttr = "ke.wgmma.epilogue";
-/// K elements per stage: one 128-byte swizzle row of 16-bit elements.
-constexpr int64_t kKTile = 64;
-/// wgmma's M, and its K for 16-bit operands.
-constexpr int64_t kInstrM = 64, kInstrK = 16;
+/// wgmma's M, and its K in bytes of operand (k16 for 16-bit types, k8
+/// for TF32).
+constexpr int64_t kInstrM = 64, kInstrKBytes = 32;
 constexpr int64_t kWarpgroupThreads = 128;
 /// Bytes of one swizzle row and of one 8-row swizzle atom.
 constexpr int64_t kSwizzleRowBytes = 128, kSwizzleAtomBytes = 1024;
@@ -87,8 +88,12 @@ struct WgmmaMatmul {
   int64_t warpgroups() const { return blockM / kInstrM; }
   int64_t threads() const { return warpgroups() * kWarpgroupThreads; }
   int64_t elementBytes() const { return element.getIntOrFloatBitWidth() / 8; }
-  int64_t aStageBytes() const { return blockM * kKTile * elementBytes(); }
-  int64_t bStageBytes() const { return blockN * kKTile * elementBytes(); }
+  /// K elements per stage: one 128-byte swizzle row.
+  int64_t kTile() const { return kSwizzleRowBytes / elementBytes(); }
+  /// K elements per wgmma.
+  int64_t instrK() const { return kInstrKBytes / elementBytes(); }
+  int64_t aStageBytes() const { return blockM * kSwizzleRowBytes; }
+  int64_t bStageBytes() const { return blockN * kSwizzleRowBytes; }
   /// The tiles and the slack that aligns them to a swizzle atom.
   int64_t sharedBytes() const {
     return stages * (aStageBytes() + bStageBytes()) + kSwizzleAtomBytes;
@@ -190,10 +195,14 @@ FailureOr<WgmmaMatmul> analyze(linalg::LinalgOp op) {
   }
   mm.element = getElementTypeOrSelf(mm.a.getType());
   if (mm.element != getElementTypeOrSelf(mm.b.getType()) ||
-      !(mm.element.isF16() || mm.element.isBF16()) ||
+      !(mm.element.isF16() || mm.element.isBF16() || mm.element.isF32()) ||
       !getElementTypeOrSelf(mm.c.getType()).isF32())
-    return op->emitError("ke.wgmma takes f16 or bf16 operands and an f32 "
-                         "result");
+    return op->emitError("ke.wgmma takes f16, bf16 or f32 (TF32) operands "
+                         "and an f32 result");
+  // wgmma transposes only 16-bit operands in shared memory: TF32 needs B
+  // K-major, stored N x K.
+  if (mm.element.isF32() && !mm.transposedB)
+    return op->emitError("ke.wgmma: TF32 takes B stored N x K only");
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (mm.batched)
     mm.batch = ranges[0];
@@ -203,12 +212,14 @@ FailureOr<WgmmaMatmul> analyze(linalg::LinalgOp op) {
   // The sketch checks these; a hand-written attribute gets the same rules.
   if (mm.blockM % kInstrM || mm.blockM > 4 * kInstrM || mm.blockN % 64 ||
       mm.blockN > 256 || mm.m % mm.blockM || mm.n % mm.blockN ||
-      mm.k % kKTile || mm.stages < 3 || mm.k / kKTile < mm.stages - 2)
+      mm.k % mm.kTile() || mm.stages < 3 || mm.k / mm.kTile() < mm.stages - 2)
     return op->emitError("ke.wgmma: block ")
            << mm.blockM << "x" << mm.blockN << " with " << mm.stages
            << " stages does not fit a " << mm.m << "x" << mm.n << "x" << mm.k
            << " matmul (blocks multiples of 64 up to 256x256 that divide it, "
-              "K a multiple of 64, at least 3 stages)";
+              "K a multiple of "
+           << mm.kTile() << ", at least 3 stages, at most K / "
+           << mm.kTile() << " + 2)";
   int64_t chunksPerRow = kSwizzleRowBytes / kCopyBytes;
   if ((mm.blockM * chunksPerRow) % mm.threads() ||
       (mm.blockN * chunksPerRow) % mm.threads())
@@ -281,7 +292,7 @@ Value WgmmaKernelBuilder::swizzledColumn(Value row, Value chunk) {
 void WgmmaKernelBuilder::copyTiles(Value kTile, Value stage) {
   int64_t vector = kCopyBytes / mm.elementBytes();
   int64_t chunksPerRow = kSwizzleRowBytes / kCopyBytes;
-  Value kBase = b.create<arith::MulIOp>(kTile, index(kKTile));
+  Value kBase = b.create<arith::MulIOp>(kTile, index(mm.kTile()));
   auto copy = [&](Value src, SmallVector<Value> srcIndices, Value dst,
                   SmallVector<Value> dstIndices) {
     if (mm.batched)
@@ -313,7 +324,7 @@ void WgmmaKernelBuilder::copyTiles(Value kTile, Value stage) {
   // B stored K x N: 64 K rows of block_n columns, kept as block_n / 64
   // slabs of 64 x 64 (one swizzle row of N per K row).
   int64_t rowChunks = mm.blockN / vector;
-  for (int64_t i = 0; i < kKTile * rowChunks / mm.threads(); ++i) {
+  for (int64_t i = 0; i < mm.kTile() * rowChunks / mm.threads(); ++i) {
     Value id = b.create<arith::AddIOp>(thread, index(i * mm.threads()));
     Value row = b.create<arith::DivUIOp>(id, index(rowChunks));
     Value column = b.create<arith::RemUIOp>(id, index(rowChunks));
@@ -353,29 +364,30 @@ Value WgmmaKernelBuilder::multiply(Value stage, Value acc) {
   // (the leading offset) of 64 K rows, 8-row atoms 1024 bytes apart.
   uint64_t kMajor = ke::encodeWgmmaDescriptorFields(1 << 4, kSwizzleAtomBytes);
   uint64_t mnMajor = ke::encodeWgmmaDescriptorFields(
-      kKTile * kSwizzleRowBytes, kSwizzleAtomBytes);
+      mm.kTile() * kSwizzleRowBytes, kSwizzleAtomBytes);
   Value descA = descriptor(aRows, kMajor);
   Value descB = descriptor(bStage, mm.transposedB ? kMajor : mnMajor);
-  auto wgmmaType = mm.element.isBF16() ? NVVM::WGMMATypes::bf16
-                                       : NVVM::WGMMATypes::f16;
+  auto wgmmaType = mm.element.isBF16()  ? NVVM::WGMMATypes::bf16
+                   : mm.element.isF16() ? NVVM::WGMMATypes::f16
+                                        : NVVM::WGMMATypes::tf32;
   auto typeAttr = NVVM::WGMMATypesAttr::get(ctx, wgmmaType);
   auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
   // B "col" is K-major (no transpose); "row" is MN-major.
   auto layoutB = NVVM::MMALayoutAttr::get(
       ctx, mm.transposedB ? NVVM::MMALayout::col : NVVM::MMALayout::row);
   b.create<NVVM::WgmmaFenceAlignedOp>();
-  for (int64_t step = 0; step < kKTile / kInstrK; ++step) {
+  for (int64_t step = 0; step < mm.kTile() / mm.instrK(); ++step) {
     // K-major: 16 elements further along the swizzle row (32 bytes; the
     // hardware applies the swizzle to the address). MN-major: 16 K rows
     // further, two atoms.
-    int64_t aOffset = step * kInstrK * mm.elementBytes();
+    int64_t aOffset = step * kInstrKBytes;
     int64_t bOffset = mm.transposedB ? aOffset
-                                     : step * kInstrK * kSwizzleRowBytes;
+                                     : step * mm.instrK() * kSwizzleRowBytes;
     Value stepA = b.create<arith::AddIOp>(descA, i64(aOffset >> 4));
     Value stepB = b.create<arith::AddIOp>(descB, i64(bOffset >> 4));
     acc = b.create<NVVM::WgmmaMmaAsyncOp>(
         accType, acc, stepA, stepB,
-        NVVM::MMAShapeAttr::get(ctx, kInstrM, mm.blockN, kInstrK),
+        NVVM::MMAShapeAttr::get(ctx, kInstrM, mm.blockN, mm.instrK()),
         typeAttr, typeAttr,
         NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
         NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one), one, one,
@@ -500,7 +512,7 @@ void WgmmaKernelBuilder::build() {
   SmallVector<int64_t> bShape =
       mm.transposedB
           ? SmallVector<int64_t>{mm.stages, mm.blockN, rowElements}
-          : SmallVector<int64_t>{mm.stages, mm.blockN / rowElements, kKTile,
+          : SmallVector<int64_t>{mm.stages, mm.blockN / rowElements, mm.kTile(),
                                  rowElements};
   auto bType = MemRefType::get(bShape, mm.element, AffineMap(), workgroup);
   aTiles = b.create<memref::ViewOp>(aType, dynamic, pad, ValueRange{});
@@ -510,7 +522,7 @@ void WgmmaKernelBuilder::build() {
       ValueRange{});
 
   // Prologue: tiles 0 .. stages - 3, a group each.
-  int64_t kTiles = mm.k / kKTile, ahead = mm.stages - 2;
+  int64_t kTiles = mm.k / mm.kTile(), ahead = mm.stages - 2;
   for (int64_t t = 0; t < ahead; ++t) {
     copyTiles(index(t), index(t));
     b.create<NVVM::CpAsyncCommitGroupOp>();

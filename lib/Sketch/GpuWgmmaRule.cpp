@@ -1,12 +1,12 @@
 //===- GpuWgmmaRule.cpp - Matmuls on Hopper's warpgroup MMA ---------------===//
 //
 // gpu.wgmma: a 16-bit matmul or batch matmul (f16 or bf16 operands, an f32
-// result, A stored M x K, B K x N or N x K) on sm_90a, through
-// wgmma.mma_async m64nNk16:
+// result, A stored M x K, B K x N or N x K; f32 operands in TF32 on +tf32
+// targets, B N x K) on sm_90a, through wgmma.mma_async m64nNk16 (k8):
 //
 //   block tile (block.m x block.n)   grid (N / block.n, M / block.m, batch)
 //   warpgroups                       block.m / 64, each 64 x block.n
-//   stages                           shared tiles of 64 K elements,
+//   stages                           shared tiles of 128 bytes of K,
 //                                    cp.async'd stages - 2 ahead
 //
 // The script only marks the matmul with its knobs and bufferizes:
@@ -33,20 +33,29 @@ using namespace ke;
 
 namespace {
 
-/// wgmma's M; K elements per stage (one 128-byte swizzle row).
-constexpr int64_t kInstrM = 64, kKTile = 64;
+/// wgmma's M; bytes of K per stage (one 128-byte swizzle row: 64 16-bit
+/// elements, 32 f32 ones) and per instruction.
+constexpr int64_t kInstrM = 64, kKTileBytes = 128, kInstrKBytes = 32;
 constexpr int64_t kWarpgroupThreads = 128;
 /// Registers per thread besides the accumulators (addresses, descriptors,
 /// loop state), for the register-file check.
 constexpr int64_t kOtherRegisters = 40;
+
+/// K elements per stage and per instruction for `element` operands.
+int64_t kTile(Type element) {
+  return kKTileBytes * 8 / element.getIntOrFloatBitWidth();
+}
+int64_t instrK(Type element) {
+  return kInstrKBytes * 8 / element.getIntOrFloatBitWidth();
+}
 
 /// The sizes a knob assignment gives.
 struct WgmmaTiles {
   int64_t blockM, blockN, stages;
   int64_t threads() const { return blockM / kInstrM * kWarpgroupThreads; }
   /// The shared tiles of all stages and the alignment slack.
-  uint64_t sharedBytes(unsigned bits) const {
-    return stages * (blockM + blockN) * kKTile * bits / 8 + 1024;
+  uint64_t sharedBytes() const {
+    return stages * (blockM + blockN) * kKTileBytes + 1024;
   }
 };
 
@@ -71,11 +80,16 @@ public:
     if (!hasMmaEpilogueOnly(anchor))
       return false;
     std::optional<MmaContraction> c = analyzeContraction(anchor);
-    if (!c || c->a != c->b || !(c->a.isF16() || c->a.isBF16()) ||
-        !c->c.isF32())
+    if (!c || c->a != c->b || !c->c.isF32())
       return false;
-    return c->m % kInstrM == 0 && c->n % 64 == 0 && c->k % kKTile == 0 &&
-           c->batch <= 65535;
+    // f32 on TF32 tensor cores only where the user allowed it, and with B
+    // stored N x K: wgmma transposes only 16-bit operands.
+    bool tf32 = c->a.isF32() && target.allowTF32 && !target.tf32x3 &&
+                c->transposedB;
+    if (!c->a.isF16() && !c->a.isBF16() && !tf32)
+      return false;
+    return c->m % kInstrM == 0 && c->n % 64 == 0 &&
+           c->k % kTile(c->a) == 0 && c->batch <= 65535;
   }
 
   KnobSpace getKnobSpace(Operation *anchor,
@@ -88,7 +102,7 @@ public:
         makeKnob("block.n", dividingChoices(c.n, {64, 128, 256}, 64), 256));
     SmallVector<int64_t> stages;
     for (int64_t s : {3, 4, 5, 6})
-      if (s - 2 <= c.k / kKTile)
+      if (s - 2 <= c.k / kTile(c.a))
         stages.push_back(s);
     space.knobs.push_back(makeKnob("stages", stages, 4));
     return space;
@@ -99,7 +113,7 @@ public:
                             std::string &reason) const override {
     MmaContraction c = *analyzeContraction(anchor);
     WgmmaTiles t = tilesFor(knobs);
-    uint64_t shared = t.sharedBytes(c.a.getIntOrFloatBitWidth());
+    uint64_t shared = t.sharedBytes();
     if (shared > target.gpu.sharedMemoryPerBlockBytes) {
       reason = llvm::formatv("{0} stages of {1}x{2} tiles need {3} bytes of "
                              "shared memory",
@@ -150,11 +164,11 @@ public:
     d.reduction.append({false, false, true});
     d.addLevel(TileLevelRole::Threads, c.sizes({t.blockM, t.blockN, 0}, 1),
                true);
-    d.addLevel(TileLevelRole::Cache, c.sizes({0, 0, kKTile}, 0), false);
+    d.addLevel(TileLevelRole::Cache, c.sizes({0, 0, kTile(c.a)}, 0), false);
     d.addLevel(TileLevelRole::Register, c.sizes({kInstrM, t.blockN, 0}, 0),
                true);
-    d.addLevel(TileLevelRole::Inner, c.sizes({kInstrM, t.blockN, 16}, 0),
-               false);
+    d.addLevel(TileLevelRole::Inner,
+               c.sizes({kInstrM, t.blockN, instrK(c.a)}, 0), false);
     d.threads = t.threads();
     d.vectorLoop = c.batchLoops + 1;
     d.vectorWidth = 8;

@@ -67,6 +67,25 @@ func.func @transposed_b(%c: memref<128x256xf32>, %a: memref<128x128xf16>, %b: me
 
 // -----
 
+// TF32 (f32 operands; the sketch marks them only on +tf32 targets): B
+// stored N x K, K tiles of 32 f32 elements (128-byte rows), four
+// m64nNk8 per tile; B N x K only, as wgmma transposes only 16-bit
+// operands.
+// CHECK-LABEL: func.func @tf32
+// CHECK: memref.view {{.*}} to memref<3x128x32xf32, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy {{.*}}, 4 {bypassL1}
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+func.func @tf32(%c: memref<128x128xf32>, %a: memref<128x128xf32>, %b: memref<128x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64}}
+    ins(%a, %b : memref<128x128xf32>, memref<128x128xf32>) outs(%c : memref<128x128xf32>)
+  return
+}
+
+// -----
+
 // A batch matmul: a batch per block along z, every access indexed by it.
 // CHECK-LABEL: func.func @batched
 // CHECK: gpu.launch blocks(%[[BX:[a-z0-9]*]], %[[BY:[a-z0-9]*]], %[[BZ:[a-z0-9]*]]) in
@@ -132,7 +151,7 @@ func.func @no_fill(%c: memref<128x128xf32>, %a: memref<128x64xbf16>, %b: memref<
 func.func @bad_block(%c: memref<128x128xf32>, %a: memref<128x64xbf16>, %b: memref<64x128xbf16>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
-  // expected-error @below {{ke.wgmma: block 128x256 with 3 stages does not fit a 128x128x64 matmul}}
+  // expected-error @below {{ke.wgmma: block 128x256 with 3 stages does not fit a 128x128x64 matmul (blocks multiples of 64 up to 256x256 that divide it, K a multiple of 64, at least 3 stages, at most K / 64 + 2)}}
   linalg.matmul {ke.wgmma = {block_m = 128 : i64, block_n = 256 : i64, stages = 3 : i64}}
     ins(%a, %b : memref<128x64xbf16>, memref<64x128xbf16>) outs(%c : memref<128x128xf32>)
   return
@@ -143,7 +162,7 @@ func.func @bad_block(%c: memref<128x128xf32>, %a: memref<128x64xbf16>, %b: memre
 func.func @f32_operands(%c: memref<128x128xf32>, %a: memref<128x64xf32>, %b: memref<64x128xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
-  // expected-error @below {{ke.wgmma takes f16 or bf16 operands and an f32 result}}
+  // expected-error @below {{ke.wgmma: TF32 takes B stored N x K only}}
   linalg.matmul {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64}}
     ins(%a, %b : memref<128x64xf32>, memref<64x128xf32>) outs(%c : memref<128x128xf32>)
   return

@@ -3,6 +3,7 @@
 // ke-gpu-wgmma-matmuls builds the kernel. sm_90 (no wgmma) keeps gpu.mma.
 // RUN: ke-opt sketches %s --target cuda:sm_90a | FileCheck %s
 // RUN: ke-opt sketches %s --target cuda:sm_90 | FileCheck %s --check-prefix=SM90
+// RUN: ke-opt sketches %s --target cuda:sm_90a+tf32 | FileCheck %s --check-prefix=TF32
 
 // CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
 // CHECK-NEXT: // sketch gpu.wgmma
@@ -49,14 +50,37 @@ func.func @linear_relu(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>, %bias
   return %g : tensor<256x256xbf16>
 }
 
-// f32 operands are not wgmma's (TF32 is not taken yet): gpu.mma decides.
+// f32 operands: CUDA cores without +tf32; with it, B stored K x N stays on
+// mma.sync (wgmma transposes only 16-bit operands in shared memory) ...
 // CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
 // CHECK-NOT: gpu.wgmma
 // CHECK: // sketch gpu.tile
+// TF32-LABEL: // -----// workload {{.*}} linalg.matmul
+// TF32: // -----// workload {{.*}} linalg.matmul
+// TF32: // -----// workload {{.*}} linalg.matmul
+// TF32-NEXT: // sketch gpu.mma
 func.func @f32(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>) -> tensor<256x256xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<256x256xf32>
   %c = linalg.fill ins(%z : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
   %r = linalg.matmul ins(%a, %b : tensor<256x128xf32>, tensor<128x256xf32>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %r : tensor<256x256xf32>
+}
+
+// ... and B stored N x K takes wgmma with TF32 (K tiles of 32 f32 elements).
+// CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
+// CHECK-NOT: gpu.wgmma
+// CHECK: // sketch gpu.tile
+// TF32: // -----// workload {{.*}} linalg.matmul
+// TF32-NEXT: // sketch gpu.wgmma
+// TF32-NEXT: // knob block.m: 64 [128] 256
+// TF32-NEXT: // knob block.n: 64 128 [256]{{$}}
+// TF32-NEXT: // knob stages: 3 [4] 5 6{{$}}
+func.func @f32_nk(%a: tensor<256x128xf32>, %w: tensor<256x128xf32>) -> tensor<256x256xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %w : tensor<256x128xf32>, tensor<256x128xf32>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
   return %r : tensor<256x256xf32>
 }
