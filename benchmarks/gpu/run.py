@@ -221,6 +221,12 @@ def torch_op(name, tensors, torch):
         w = t[1].permute(3, 2, 0, 1).contiguous(memory_format=cl)
         dilation = 2 if name == "conv2d_dilated" else 1
         return lambda: F.conv2d(x, w, dilation=dilation)
+    if re.fullmatch(r"conv2d_nhwc_(bf16|f16)_[0-9x_]+", name):
+        # 16-bit NHWC x HWCF, 16-bit result: cuDNN on the same (padded)
+        # input, channels_last, no padding of its own
+        x = t[0].permute(0, 3, 1, 2)
+        w = t[1].permute(3, 2, 0, 1).contiguous(memory_format=cl)
+        return lambda: F.conv2d(x, w)
     if name == "conv2d_nchw_strided":
         return lambda: F.conv2d(t[0], t[1], stride=2)
     if name == "conv2d_depthwise":

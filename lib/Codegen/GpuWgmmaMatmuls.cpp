@@ -70,9 +70,21 @@ constexpr int64_t kSwizzleRowBytes = 128, kSwizzleAtomBytes = 1024;
 /// Bytes per cp.async.
 constexpr int64_t kCopyBytes = 16;
 
+/// A channels-last 2-D convolution as an implicit GEMM: M the output
+/// pixels (n, oh, ow), N the filters, K (kh, kw, c) with c innermost, so
+/// that a K tile (a multiple of 64 channels) is one filter tap's channels:
+/// 128 contiguous bytes of one input pixel.
+struct ConvGeometry {
+  int64_t outH = 0, outW = 0, filterH = 0, filterW = 0, channels = 0;
+  int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
+};
+
 /// What the kernel is built from.
 struct WgmmaMatmul {
   linalg::LinalgOp op;
+  /// Set for linalg.conv_2d_nhwc_hwcf (A the input, B the filter as a
+  /// (kh kw c) x f matrix, C the output as a (n oh ow) x f one).
+  std::optional<ConvGeometry> conv;
   bool batched = false, transposedB = false;
   int64_t batch = 1, m = 0, n = 0, k = 0;
   int64_t blockM = 0, blockN = 0, stages = 0;
@@ -120,7 +132,7 @@ LogicalResult analyzeEpilogue(WgmmaMatmul &mm) {
     if (!consumer || !consumer->hasAttr(kEpilogueAttr))
       continue;
     if (consumer.getNumParallelLoops() != consumer.getNumLoops() ||
-        consumer.getNumLoops() != (mm.batched ? 3u : 2u) ||
+        consumer.getNumLoops() != (mm.conv ? 4u : mm.batched ? 3u : 2u) ||
         consumer.getNumDpsInits() != 1 || !consumer.hasPureBufferSemantics() ||
         !consumer.getMatchingIndexingMap(consumer.getDpsInitOperand(0))
              .isIdentity())
@@ -150,6 +162,49 @@ LogicalResult analyzeEpilogue(WgmmaMatmul &mm) {
   return success();
 }
 
+FailureOr<WgmmaMatmul> finishAnalysis(WgmmaMatmul &mm);
+
+/// A marked channels-last convolution as an implicit GEMM.
+FailureOr<WgmmaMatmul> analyzeConv(WgmmaMatmul &mm,
+                                   linalg::Conv2DNhwcHwcfOp conv) {
+  mm.a = conv.getInputs()[0];
+  mm.b = conv.getInputs()[1];
+  mm.c = conv.getOutputs()[0];
+  for (Value v : {mm.a, mm.b, mm.c}) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
+      return conv->emitError("ke.wgmma needs static, contiguous operands");
+  }
+  ArrayRef<int64_t> filter = cast<MemRefType>(mm.b.getType()).getShape();
+  ArrayRef<int64_t> output = cast<MemRefType>(mm.c.getType()).getShape();
+  ConvGeometry g;
+  g.outH = output[1];
+  g.outW = output[2];
+  g.filterH = filter[0];
+  g.filterW = filter[1];
+  g.channels = filter[2];
+  auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
+  auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
+  g.strideH = strides[0];
+  g.strideW = strides[1];
+  g.dilationH = dilations[0];
+  g.dilationW = dilations[1];
+  mm.conv = g;
+  mm.m = output[0] * g.outH * g.outW;
+  mm.n = filter[3];
+  mm.k = g.filterH * g.filterW * g.channels;
+  // B, the filter as (kh kw c) x f, is stored K x N.
+  mm.transposedB = false;
+  FailureOr<WgmmaMatmul> result = finishAnalysis(mm);
+  if (failed(result))
+    return failure();
+  if (g.channels % mm.kTile())
+    return conv->emitError("ke.wgmma: a convolution's channels must be a "
+                           "multiple of ")
+           << mm.kTile();
+  return result;
+}
+
 /// The marked matmul as the kernel needs it, or a located error.
 FailureOr<WgmmaMatmul> analyze(linalg::LinalgOp op) {
   WgmmaMatmul mm;
@@ -165,10 +220,13 @@ FailureOr<WgmmaMatmul> analyze(linalg::LinalgOp op) {
   mm.blockM = *blockM;
   mm.blockN = *blockN;
   mm.stages = *stages;
-  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
+  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp>(
+          op) ||
       !op.hasPureBufferSemantics())
-    return op->emitError("ke.wgmma takes a bufferized linalg.matmul or "
-                         "linalg.batch_matmul");
+    return op->emitError("ke.wgmma takes a bufferized linalg.matmul, "
+                         "linalg.batch_matmul or linalg.conv_2d_nhwc_hwcf");
+  if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op.getOperation()))
+    return analyzeConv(mm, conv);
   mm.batched = isa<linalg::BatchMatmulOp>(op);
   unsigned lead = mm.batched ? 1 : 0, rank = lead + 3;
   MLIRContext *ctx = op.getContext();
@@ -193,6 +251,19 @@ FailureOr<WgmmaMatmul> analyze(linalg::LinalgOp op) {
     if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
       return op->emitError("ke.wgmma needs static, contiguous operands");
   }
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (mm.batched)
+    mm.batch = ranges[0];
+  mm.m = ranges[lead];
+  mm.n = ranges[lead + 1];
+  mm.k = ranges[lead + 2];
+  return finishAnalysis(mm);
+}
+
+/// What matmuls and convolutions share: element types, tile fits, the
+/// fill and the epilogue.
+FailureOr<WgmmaMatmul> finishAnalysis(WgmmaMatmul &mm) {
+  Operation *op = mm.op;
   mm.element = getElementTypeOrSelf(mm.a.getType());
   if (mm.element != getElementTypeOrSelf(mm.b.getType()) ||
       !(mm.element.isF16() || mm.element.isBF16() || mm.element.isF32()) ||
@@ -203,12 +274,6 @@ FailureOr<WgmmaMatmul> analyze(linalg::LinalgOp op) {
   // K-major, stored N x K.
   if (mm.element.isF32() && !mm.transposedB)
     return op->emitError("ke.wgmma: TF32 takes B stored N x K only");
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (mm.batched)
-    mm.batch = ranges[0];
-  mm.m = ranges[lead];
-  mm.n = ranges[lead + 1];
-  mm.k = ranges[lead + 2];
   // The sketch checks these; a hand-written attribute gets the same rules.
   if (mm.blockM % kInstrM || mm.blockM > 4 * kInstrM || mm.blockN % 64 ||
       mm.blockN > 256 || mm.m % mm.blockM || mm.n % mm.blockN ||
@@ -266,6 +331,9 @@ private:
   Value swizzledColumn(Value row, Value chunk);
   /// cp.async of k tile `kTile` into buffer `stage`.
   void copyTiles(Value kTile, Value stage);
+  /// A convolution's input element of GEMM row `row` (an output pixel)
+  /// and column `k` of A (a filter tap's channel).
+  SmallVector<Value> convInputIndices(Value row, Value k);
   /// The descriptor of the tile at shared byte address `address`.
   Value descriptor(Value address, uint64_t fields);
   /// One stage: four wgmma k16 steps on buffer `stage`.
@@ -274,13 +342,59 @@ private:
   /// The epilogue's body on accumulator `value` at `row`, `column`: other
   /// operands loaded through their maps, linalg.index the indices.
   Value applyEpilogue(Value value, Value row, Value column);
+  /// The anchor's loop indices of GEMM row `row`, column `column`: (row,
+  /// column), the batch first; for a convolution (n, oh, ow, f).
+  SmallVector<Value> anchorIndices(Value row, Value column);
+  /// A convolution's GEMM operands as matrices: the filter (kh kw c) x f,
+  /// an output (n oh ow) x f; other operands as they are.
+  Value asMatrix(Value memref);
 
   WgmmaMatmul mm;
   ImplicitLocOpBuilder b;
   Value batchId, mBase, nBase, thread, warpgroup;
+  /// B as the GEMM sees it (see asMatrix).
+  Value bMatrix;
   Value aTiles, bTiles, sharedBase;
   LLVM::LLVMStructType accType;
 };
+
+SmallVector<Value> WgmmaKernelBuilder::convInputIndices(Value row, Value k) {
+  const ConvGeometry &g = *mm.conv;
+  SmallVector<Value> pixel = anchorIndices(row, index(0));
+  Value tap = b.create<arith::DivUIOp>(k, index(g.channels));
+  Value channel = b.create<arith::RemUIOp>(k, index(g.channels));
+  Value kh = b.create<arith::DivUIOp>(tap, index(g.filterW));
+  Value kw = b.create<arith::RemUIOp>(tap, index(g.filterW));
+  auto at = [&](Value out, int64_t stride, Value tapIndex, int64_t dilation) {
+    return b.create<arith::AddIOp>(
+        b.create<arith::MulIOp>(out, index(stride)),
+        b.create<arith::MulIOp>(tapIndex, index(dilation)));
+  };
+  return {pixel[0], at(pixel[1], g.strideH, kh, g.dilationH),
+          at(pixel[2], g.strideW, kw, g.dilationW), channel};
+}
+
+SmallVector<Value> WgmmaKernelBuilder::anchorIndices(Value row,
+                                                     Value column) {
+  if (mm.conv) {
+    const ConvGeometry &g = *mm.conv;
+    Value image = b.create<arith::DivUIOp>(row, index(g.outH * g.outW));
+    Value oh = b.create<arith::RemUIOp>(
+        b.create<arith::DivUIOp>(row, index(g.outW)), index(g.outH));
+    Value ow = b.create<arith::RemUIOp>(row, index(g.outW));
+    return {image, oh, ow, column};
+  }
+  if (mm.batched)
+    return {batchId, row, column};
+  return {row, column};
+}
+
+Value WgmmaKernelBuilder::asMatrix(Value memref) {
+  if (!mm.conv || cast<MemRefType>(memref.getType()).getRank() != 4)
+    return memref;
+  SmallVector<ReassociationIndices> groups = {{0, 1, 2}, {3}};
+  return b.create<memref::CollapseShapeOp>(memref, groups);
+}
 
 Value WgmmaKernelBuilder::swizzledColumn(Value row, Value chunk) {
   Value phase = b.create<arith::RemUIOp>(row, index(8));
@@ -303,8 +417,9 @@ void WgmmaKernelBuilder::copyTiles(Value kTile, Value stage) {
         b.getUnitAttr());
     (void)op;
   };
-  // A (and B stored N x K): rows of 64 K elements, 8 chunks each.
-  auto copyKMajor = [&](Value src, Value tiles, int64_t rows, Value rowBase) {
+  // A (and B stored N x K): rows of 128 bytes of K, 8 chunks each.
+  auto copyKMajor = [&](Value src, Value tiles, int64_t rows, Value rowBase,
+                        bool implicit) {
     for (int64_t i = 0; i < rows * chunksPerRow / mm.threads(); ++i) {
       Value id = b.create<arith::AddIOp>(thread, index(i * mm.threads()));
       Value row = b.create<arith::DivUIOp>(id, index(chunksPerRow));
@@ -312,13 +427,15 @@ void WgmmaKernelBuilder::copyTiles(Value kTile, Value stage) {
       Value srcRow = b.create<arith::AddIOp>(rowBase, row);
       Value srcCol = b.create<arith::AddIOp>(
           kBase, b.create<arith::MulIOp>(chunk, index(vector)));
-      copy(src, {srcRow, srcCol}, tiles,
-           {stage, row, swizzledColumn(row, chunk)});
+      SmallVector<Value> srcIndices =
+          implicit ? convInputIndices(srcRow, srcCol)
+                   : SmallVector<Value>{srcRow, srcCol};
+      copy(src, srcIndices, tiles, {stage, row, swizzledColumn(row, chunk)});
     }
   };
-  copyKMajor(mm.a, aTiles, mm.blockM, mBase);
+  copyKMajor(mm.a, aTiles, mm.blockM, mBase, mm.conv.has_value());
   if (mm.transposedB) {
-    copyKMajor(mm.b, bTiles, mm.blockN, nBase);
+    copyKMajor(bMatrix, bTiles, mm.blockN, nBase, false);
     return;
   }
   // B stored K x N: 64 K rows of block_n columns, kept as block_n / 64
@@ -333,7 +450,7 @@ void WgmmaKernelBuilder::copyTiles(Value kTile, Value stage) {
     Value srcRow = b.create<arith::AddIOp>(kBase, row);
     Value srcCol = b.create<arith::AddIOp>(
         nBase, b.create<arith::MulIOp>(column, index(vector)));
-    copy(mm.b, {srcRow, srcCol}, bTiles,
+    copy(bMatrix, {srcRow, srcCol}, bTiles,
          {stage, slab, row, swizzledColumn(row, chunk)});
   }
 }
@@ -413,8 +530,8 @@ void WgmmaKernelBuilder::storeAccumulators(Value acc) {
   Value column = b.create<arith::AddIOp>(
       nBase, b.create<arith::MulIOp>(
                  b.create<arith::RemUIOp>(lane, index(4)), index(2)));
-  Value result =
-      mm.epilogue ? mm.epilogue.getDpsInitOperand(0)->get() : mm.c;
+  Value result = asMatrix(mm.epilogue ? mm.epilogue.getDpsInitOperand(0)->get()
+                                      : mm.c);
   auto pairType = VectorType::get({2}, getElementTypeOrSelf(result.getType()));
   for (int64_t slab = 0; slab < mm.blockN / 8; ++slab) {
     Value col = b.create<arith::AddIOp>(column, index(slab * 8));
@@ -442,9 +559,7 @@ Value WgmmaKernelBuilder::applyEpilogue(Value value, Value row,
                                         Value column) {
   linalg::LinalgOp ep = mm.epilogue;
   Block *body = ep.getBlock();
-  SmallVector<Value> loops = {row, column};
-  if (mm.batched)
-    loops.insert(loops.begin(), batchId);
+  SmallVector<Value> loops = anchorIndices(row, column);
   IRMapping mapping;
   for (OpOperand &operand : ep->getOpOperands()) {
     BlockArgument arg = body->getArgument(operand.getOperandNumber());
@@ -520,6 +635,8 @@ void WgmmaKernelBuilder::build() {
       bType, dynamic,
       b.create<arith::AddIOp>(pad, index(mm.stages * mm.aStageBytes())),
       ValueRange{});
+
+  bMatrix = asMatrix(mm.b);
 
   // Prologue: tiles 0 .. stages - 3, a group each.
   int64_t kTiles = mm.k / mm.kTile(), ahead = mm.stages - 2;

@@ -26,6 +26,7 @@
 
 #include "ke/Workload/Kernel.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -64,6 +65,41 @@ WgmmaTiles tilesFor(const KnobAssignment &knobs) {
           knobs.get("stages", 4)};
 }
 
+/// The anchor as a GEMM: a matmul or batch matmul (analyzeContraction), or
+/// a channels-last 2-D convolution as an implicit GEMM (M the output pixels,
+/// N the filters, K the filter taps' channels; the filter is B stored
+/// K x N).
+struct WgmmaGemm {
+  MmaContraction c;
+  /// The convolution's loop ranges (n, oh, ow, f, kh, kw, c), empty for a
+  /// matmul.
+  SmallVector<int64_t> convLoops;
+};
+
+std::optional<WgmmaGemm> analyzeGemm(Operation *anchor) {
+  if (std::optional<MmaContraction> c = analyzeContraction(anchor))
+    return WgmmaGemm{*c, {}};
+  auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(anchor);
+  if (!conv || !conv.hasPureTensorSemantics())
+    return std::nullopt;
+  auto op = cast<linalg::LinalgOp>(anchor);
+  SmallVector<int64_t> loops = op.getStaticLoopRanges();
+  if (llvm::any_of(loops, ShapedType::isDynamic))
+    return std::nullopt;
+  WgmmaGemm g;
+  g.convLoops = loops;
+  g.c.m = loops[0] * loops[1] * loops[2];
+  g.c.n = loops[3];
+  g.c.k = loops[4] * loops[5] * loops[6];
+  g.c.a = getElementTypeOrSelf(conv.getInputs()[0].getType());
+  g.c.b = getElementTypeOrSelf(conv.getInputs()[1].getType());
+  g.c.c = getElementTypeOrSelf(conv.getOutputs()[0].getType());
+  // A K tile (128 bytes) must be one filter tap's channels.
+  if (loops[6] % kTile(g.c.a))
+    return std::nullopt;
+  return g;
+}
+
 bool isSm90a(const TargetDescription &target) {
   return target.family == TargetFamily::Cuda && target.chip == "sm_90a";
 }
@@ -79,8 +115,11 @@ public:
     // A fused elementwise consumer runs on the accumulators (the epilogue).
     if (!hasMmaEpilogueOnly(anchor))
       return false;
-    std::optional<MmaContraction> c = analyzeContraction(anchor);
-    if (!c || c->a != c->b || !c->c.isF32())
+    std::optional<WgmmaGemm> gemm = analyzeGemm(anchor);
+    if (!gemm)
+      return false;
+    MmaContraction *c = &gemm->c;
+    if (c->a != c->b || !c->c.isF32())
       return false;
     // f32 on TF32 tensor cores only where the user allowed it, and with B
     // stored N x K: wgmma transposes only 16-bit operands.
@@ -94,7 +133,7 @@ public:
 
   KnobSpace getKnobSpace(Operation *anchor,
                          const TargetDescription &target) const override {
-    MmaContraction c = *analyzeContraction(anchor);
+    MmaContraction c = analyzeGemm(anchor)->c;
     KnobSpace space;
     space.knobs.push_back(
         makeKnob("block.m", dividingChoices(c.m, {64, 128, 256}, 64), 128));
@@ -111,7 +150,6 @@ public:
   LogicalResult checkLimits(Operation *anchor, const TargetDescription &target,
                             const KnobAssignment &knobs,
                             std::string &reason) const override {
-    MmaContraction c = *analyzeContraction(anchor);
     WgmmaTiles t = tilesFor(knobs);
     uint64_t shared = t.sharedBytes();
     if (shared > target.gpu.sharedMemoryPerBlockBytes) {
@@ -156,8 +194,11 @@ public:
   LoopNestDescription
   describeLoopNest(Operation *anchor, const TargetDescription &target,
                    const KnobAssignment &knobs) const override {
-    MmaContraction c = *analyzeContraction(anchor);
+    WgmmaGemm gemm = *analyzeGemm(anchor);
+    MmaContraction &c = gemm.c;
     WgmmaTiles t = tilesFor(knobs);
+    if (!gemm.convLoops.empty())
+      return describeConv(gemm, t);
     LoopNestDescription d;
     d.ranges = c.sizes({c.m, c.n, c.k}, c.batch);
     d.reduction = SmallVector<bool>(c.batchLoops, false);
@@ -171,6 +212,35 @@ public:
                c.sizes({kInstrM, t.blockN, instrK(c.a)}, 0), false);
     d.threads = t.threads();
     d.vectorLoop = c.batchLoops + 1;
+    d.vectorWidth = 8;
+    return d;
+  }
+
+private:
+  /// A convolution's nest over its own loops (n, oh, ow, f, kh, kw, c):
+  /// a block's block.m output pixels described as whole rows of ow where
+  /// they span them, the K stages as one filter tap's 128 bytes of
+  /// channels.
+  static LoopNestDescription describeConv(const WgmmaGemm &gemm,
+                                          const WgmmaTiles &t) {
+    ArrayRef<int64_t> loops = gemm.convLoops;
+    int64_t ow = std::min(t.blockM, loops[2]);
+    int64_t oh = std::min(loops[1], std::max<int64_t>(1, t.blockM / ow));
+    int64_t channels = kTile(gemm.c.a);
+    LoopNestDescription d;
+    d.ranges = SmallVector<int64_t>(loops);
+    d.reduction = {false, false, false, false, true, true, true};
+    d.addLevel(TileLevelRole::Threads, {1, oh, ow, t.blockN, 0, 0, 0}, true);
+    d.addLevel(TileLevelRole::Cache, {0, 0, 0, 0, 1, 1, channels}, false);
+    int64_t rowsOw = std::min<int64_t>(kInstrM, ow);
+    d.addLevel(TileLevelRole::Register,
+               {1, std::max<int64_t>(1, kInstrM / rowsOw), rowsOw, t.blockN,
+                0, 0, 0},
+               true);
+    d.addLevel(TileLevelRole::Inner,
+               {1, 1, rowsOw, t.blockN, 1, 1, instrK(gemm.c.a)}, false);
+    d.threads = t.threads();
+    d.vectorLoop = 3;
     d.vectorWidth = 8;
     return d;
   }
