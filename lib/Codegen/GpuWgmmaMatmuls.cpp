@@ -195,14 +195,13 @@ FailureOr<WgmmaMatmul> analyzeConv(WgmmaMatmul &mm,
   mm.k = g.filterH * g.filterW * g.channels;
   // B, the filter as (kh kw c) x f, is stored K x N.
   mm.transposedB = false;
-  FailureOr<WgmmaMatmul> result = finishAnalysis(mm);
-  if (failed(result))
-    return failure();
-  if (g.channels % mm.kTile())
+  // A K tile must be one filter tap's channels.
+  mm.element = getElementTypeOrSelf(mm.a.getType());
+  if (mm.element.isIntOrFloat() && g.channels % mm.kTile())
     return conv->emitError("ke.wgmma: a convolution's channels must be a "
                            "multiple of ")
            << mm.kTile();
-  return result;
+  return finishAnalysis(mm);
 }
 
 /// The marked matmul as the kernel needs it, or a located error.

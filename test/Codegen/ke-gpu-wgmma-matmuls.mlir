@@ -139,6 +139,60 @@ func.func @epilogue(%out: memref<128x256xbf16>, %a: memref<128x64xbf16>, %b: mem
 
 // -----
 
+// A channels-last convolution (stride 2) as an implicit GEMM: M the 2 x 16
+// x 16 output pixels, N the 64 filters, K the 3 x 3 taps' 128 channels. A
+// is copied from the input pixel (n, 2 oh + kh, 2 ow + kw) of each row's
+// output pixel, 64 channels of one tap per K tile; the filter is a
+// 1152 x 64 matrix (B stored K x N), the output a 512 x 64 one, both
+// collapsed in the kernel; the epilogue (bias per filter, ReLU, f16) reads
+// its bias through the consumer's map over (n, oh, ow, f).
+// CHECK-LABEL: func.func @conv
+// CHECK: gpu.launch
+// CHECK-DAG: memref.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : memref<3x3x128x64xf16> into memref<1152x64xf16>
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: %[[OH:.*]] = arith.muli %{{.*}}, %[[C2]] : index
+// CHECK: %[[H:.*]] = arith.addi %[[OH]], %{{.*}} : index
+// CHECK: nvgpu.device_async_copy %{{.*}}[%{{.*}}, %[[H]], %{{.*}}, %{{.*}}], %{{.*}}, 8 {bypassL1} : memref<2x33x33x128xf16> to memref<3x128x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy {{.*}} : memref<1152x64xf16> to memref<3x1x64x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// CHECK: memref.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : memref<2x16x16x64xf16> into memref<512x64xf16>
+// CHECK: memref.load %{{.*}} : memref<64xf32>
+// CHECK: vector.store {{.*}} : memref<512x64xf16>, vector<2xf16>
+// CHECK-NOT: linalg.
+// CHECK: return
+func.func @conv(%out: memref<2x16x16x64xf16>, %i: memref<2x33x33x128xf16>, %f: memref<3x3x128x64xf16>, %bias: memref<64xf32>) {
+  %z = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<2x16x16x64xf32>
+  linalg.fill ins(%z : f32) outs(%t : memref<2x16x16x64xf32>)
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>,
+                            ke.wgmma = {block_m = 128 : i64, block_n = 64 : i64, stages = 3 : i64}}
+    ins(%i, %f : memref<2x33x33x128xf16>, memref<3x3x128x64xf16>) outs(%t : memref<2x16x16x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, h, w, f) -> (n, h, w, f)>, affine_map<(n, h, w, f) -> (f)>, affine_map<(n, h, w, f) -> (n, h, w, f)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]} {ke.wgmma.epilogue}
+    ins(%t, %bias : memref<2x16x16x64xf32>, memref<64xf32>) outs(%out : memref<2x16x16x64xf16>) {
+  ^bb0(%x: f32, %bv: f32, %o: f16):
+    %y = arith.addf %x, %bv : f32
+    %m = arith.maximumf %y, %z : f32
+    %r = arith.truncf %m : f32 to f16
+    linalg.yield %r : f16
+  }
+  return
+}
+
+// -----
+
+func.func @conv_channels(%o: memref<1x8x8x64xf32>, %i: memref<1x10x10x32xbf16>, %f: memref<3x3x32x64xbf16>) {
+  %z = arith.constant 0.0 : f32
+  linalg.fill ins(%z : f32) outs(%o : memref<1x8x8x64xf32>)
+  // expected-error @below {{ke.wgmma: a convolution's channels must be a multiple of 64}}
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>,
+                            ke.wgmma = {block_m = 64 : i64, block_n = 64 : i64, stages = 3 : i64}}
+    ins(%i, %f : memref<1x10x10x32xbf16>, memref<3x3x32x64xbf16>) outs(%o : memref<1x8x8x64xf32>)
+  return
+}
+
+// -----
+
 func.func @no_fill(%c: memref<128x128xf32>, %a: memref<128x64xbf16>, %b: memref<64x128xbf16>) {
   // expected-error @below {{ke.wgmma needs the accumulator's linalg.fill right before the matmul}}
   linalg.matmul {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64}}

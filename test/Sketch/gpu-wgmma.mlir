@@ -84,3 +84,36 @@ func.func @f32_nk(%a: tensor<256x128xf32>, %w: tensor<256x128xf32>) -> tensor<25
     ins(%a, %w : tensor<256x128xf32>, tensor<256x128xf32>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
   return %r : tensor<256x256xf32>
 }
+
+// A channels-last convolution with 64-multiple channels is an implicit
+// GEMM for gpu.wgmma: M = 2 x 16 x 16 pixels, N = 128 filters, K = 3 x 3 x
+// 64; on sm_90 it keeps the CUDA-core schedule.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.conv_2d_nhwc_hwcf
+// CHECK-NEXT: // sketch gpu.wgmma
+// CHECK-NEXT: // knob block.m: 64 [128] 256
+// CHECK-NEXT: // knob block.n: 64 [128]{{$}}
+// CHECK-NEXT: // knob stages: 3 [4] 5 6{{$}}
+// CHECK: transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} attributes {ke.anchor}
+// CHECK: transform.annotate %{{.*}} "ke.wgmma" =
+// SM90-LABEL: // -----// workload {{.*}} linalg.conv_2d_nhwc_hwcf
+// SM90-NEXT: // sketch gpu.tile
+func.func @conv(%i: tensor<2x18x18x64xbf16>, %f: tensor<3x3x64x128xbf16>) -> tensor<2x16x16x128xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x16x16x128xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<2x16x16x128xf32>) -> tensor<2x16x16x128xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%i, %f : tensor<2x18x18x64xbf16>, tensor<3x3x64x128xbf16>) outs(%c : tensor<2x16x16x128xf32>) -> tensor<2x16x16x128xf32>
+  return %r : tensor<2x16x16x128xf32>
+}
+
+// 32 channels: a K tile would span two filter taps, so no gpu.wgmma.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.conv_2d_nhwc_hwcf
+// CHECK-NEXT: // sketch gpu.tile
+func.func @conv_narrow(%i: tensor<2x18x18x32xbf16>, %f: tensor<3x3x32x128xbf16>) -> tensor<2x16x16x128xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x16x16x128xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<2x16x16x128xf32>) -> tensor<2x16x16x128xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%i, %f : tensor<2x18x18x32xbf16>, tensor<3x3x32x128xbf16>) outs(%c : tensor<2x16x16x128xf32>) -> tensor<2x16x16x128xf32>
+  return %r : tensor<2x16x16x128xf32>
+}
