@@ -88,6 +88,9 @@ struct WgmmaMatmul {
   bool batched = false, transposedB = false;
   int64_t batch = 1, m = 0, n = 0, k = 0;
   int64_t blockM = 0, blockN = 0, stages = 0;
+  /// Block tile rows that sweep the columns together (grouped
+  /// rasterization: their B tiles are shared in L2); 1 is row-major.
+  int64_t groupM = 1;
   Value a, b, c;
   /// The fill's value, added in the epilogue.
   Value init;
@@ -219,6 +222,11 @@ FailureOr<WgmmaMatmul> analyze(linalg::LinalgOp op) {
   mm.blockM = *blockM;
   mm.blockN = *blockN;
   mm.stages = *stages;
+  // Optional: row-major without it.
+  if (auto group = knobs.getAs<IntegerAttr>("group_m"))
+    mm.groupM = group.getInt();
+  if (mm.groupM < 1)
+    return op->emitError("ke.wgmma: group_m must be positive");
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp>(
           op) ||
       !op.hasPureBufferSemantics())
@@ -601,8 +609,28 @@ void WgmmaKernelBuilder::build() {
   b.create<gpu::TerminatorOp>();
   b.setInsertionPointToStart(&body);
   batchId = launch.getBlockIds().z;
-  mBase = b.create<arith::MulIOp>(launch.getBlockIds().y, index(mm.blockM));
-  nBase = b.create<arith::MulIOp>(launch.getBlockIds().x, index(mm.blockN));
+  // Grouped rasterization: blocks run in launch order (x fastest), so
+  // consecutive blocks take group_m tile rows for each tile column before
+  // moving on, and the blocks in flight share their B (and A) tiles in L2.
+  int64_t tileRows = mm.m / mm.blockM, tileCols = mm.n / mm.blockN;
+  int64_t group = std::min(mm.groupM, tileRows);
+  Value tileRow = launch.getBlockIds().y, tileCol = launch.getBlockIds().x;
+  if (group > 1) {
+    Value linear = b.create<arith::AddIOp>(
+        b.create<arith::MulIOp>(tileRow, index(tileCols)), tileCol);
+    Value groupSize = index(group * tileCols);
+    Value groupId = b.create<arith::DivUIOp>(linear, groupSize);
+    Value inGroup = b.create<arith::RemUIOp>(linear, groupSize);
+    Value firstRow = b.create<arith::MulIOp>(groupId, index(group));
+    // The last group may have fewer rows.
+    Value rows = b.create<arith::MinUIOp>(
+        b.create<arith::SubIOp>(index(tileRows), firstRow), index(group));
+    tileRow = b.create<arith::AddIOp>(
+        firstRow, b.create<arith::RemUIOp>(inGroup, rows));
+    tileCol = b.create<arith::DivUIOp>(inGroup, rows);
+  }
+  mBase = b.create<arith::MulIOp>(tileRow, index(mm.blockM));
+  nBase = b.create<arith::MulIOp>(tileCol, index(mm.blockN));
   thread = launch.getThreadIds().x;
   warpgroup = b.create<arith::DivUIOp>(thread, index(kWarpgroupThreads));
 

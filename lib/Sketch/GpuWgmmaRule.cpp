@@ -8,6 +8,8 @@
 //   warpgroups                       block.m / 64, each 64 x block.n
 //   stages                           shared tiles of 128 bytes of K,
 //                                    cp.async'd stages - 2 ahead
+//   group.m                          tile rows per column sweep (grouped
+//                                    rasterization for L2 reuse)
 //
 // The script only marks the matmul with its knobs and bufferizes:
 // ke-gpu-wgmma-matmuls (lib/Codegen/GpuWgmmaMatmuls.cpp), the first step of
@@ -41,6 +43,9 @@ constexpr int64_t kWarpgroupThreads = 128;
 /// Registers per thread besides the accumulators (addresses, descriptors,
 /// loop state), for the register-file check.
 constexpr int64_t kOtherRegisters = 40;
+/// Block tile rows that sweep the tile columns together (grouped
+/// rasterization, so that the blocks in flight share B tiles in L2).
+constexpr int64_t kDefaultGroupM = 8;
 
 /// K elements per stage and per instruction for `element` operands.
 int64_t kTile(Type element) {
@@ -52,7 +57,7 @@ int64_t instrK(Type element) {
 
 /// The sizes a knob assignment gives.
 struct WgmmaTiles {
-  int64_t blockM, blockN, stages;
+  int64_t blockM, blockN, stages, groupM;
   int64_t threads() const { return blockM / kInstrM * kWarpgroupThreads; }
   /// The shared tiles of all stages and the alignment slack.
   uint64_t sharedBytes() const {
@@ -62,7 +67,7 @@ struct WgmmaTiles {
 
 WgmmaTiles tilesFor(const KnobAssignment &knobs) {
   return {knobs.get("block.m", 128), knobs.get("block.n", 256),
-          knobs.get("stages", 4)};
+          knobs.get("stages", 4), knobs.get("group.m", kDefaultGroupM)};
 }
 
 /// The anchor as a GEMM: a matmul or batch matmul (analyzeContraction), or
@@ -144,6 +149,10 @@ public:
       if (s - 2 <= c.k / kTile(c.a))
         stages.push_back(s);
     space.knobs.push_back(makeKnob("stages", stages, 4));
+    // Grouped rasterization only matters with several tile rows.
+    if (c.m / 64 > 1)
+      space.knobs.push_back(
+          makeKnob("group.m", {1, 4, 8, 16}, kDefaultGroupM));
     return space;
   }
 
@@ -172,9 +181,9 @@ public:
         w.match(anchor->getName().getStringRef(), kAnchorAttr);
     std::string knobParam = w.fresh("knobs");
     w.line(llvm::formatv("{0} = transform.param.constant {{block_m = {1} : "
-                         "i64, block_n = {2} : i64, stages = {3} : i64} -> "
-                         "!transform.any_param",
-                         knobParam, t.blockM, t.blockN, t.stages));
+                         "i64, block_n = {2} : i64, stages = {3} : i64, "
+                         "group_m = {4} : i64} -> !transform.any_param",
+                         knobParam, t.blockM, t.blockN, t.stages, t.groupM));
     w.comment("ke-gpu-wgmma-matmuls builds the kernel from the mark");
     w.line("transform.annotate " + matmul + " \"ke.wgmma\" = " + knobParam +
            " : !transform.any_op, !transform.any_param");

@@ -50,6 +50,26 @@ func.func @matmul(%c: memref<1024x512xf32>, %a: memref<1024x256xbf16>, %b: memre
 
 // -----
 
+// Grouped rasterization (group_m = 4 of 8 tile rows): the launch's linear
+// block id walks 4 tile rows per tile column; the last group may be
+// shorter (min).
+// CHECK-LABEL: func.func @grouped
+// CHECK: gpu.launch blocks(%[[BX:[a-z0-9]*]], %[[BY:[a-z0-9]*]], %{{[a-z0-9]*}}) in
+// CHECK: %[[ROWS:.*]] = arith.muli %[[BY]], %{{.*}} : index
+// CHECK: %[[ID:.*]] = arith.addi %[[ROWS]], %[[BX]] : index
+// CHECK: arith.divui %[[ID]]
+// CHECK: arith.remui %[[ID]]
+// CHECK: arith.minui
+func.func @grouped(%c: memref<1024x512xf32>, %a: memref<1024x128xbf16>, %b: memref<128x512xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<1024x512xf32>)
+  linalg.matmul {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64, group_m = 4 : i64}}
+    ins(%a, %b : memref<1024x128xbf16>, memref<128x512xbf16>) outs(%c : memref<1024x512xf32>)
+  return
+}
+
+// -----
+
 // B stored N x K (nn.Linear's weight) is K-major like A: rows of 64 K
 // elements, no transpose ("col"), the same descriptor fields as A.
 // CHECK-LABEL: func.func @transposed_b

@@ -10,8 +10,9 @@
 // CHECK-NEXT: // knob block.m: 64 [128] 256
 // CHECK-NEXT: // knob block.n: 64 128 [256]{{$}}
 // CHECK-NEXT: // knob stages: 3 [4] 5 6{{$}}
+// CHECK-NEXT: // knob group.m: 1 4 [8] 16{{$}}
 // CHECK: %[[MM:.*]] = transform.structured.match ops{["linalg.matmul"]} attributes {ke.anchor}
-// CHECK: %[[KNOBS:.*]] = transform.param.constant {block_m = 128 : i64, block_n = 256 : i64, stages = 4 : i64} -> !transform.any_param
+// CHECK: %[[KNOBS:.*]] = transform.param.constant {block_m = 128 : i64, block_n = 256 : i64, stages = 4 : i64, group_m = 8 : i64} -> !transform.any_param
 // CHECK: transform.annotate %[[MM]] "ke.wgmma" = %[[KNOBS]]
 // CHECK-NOT: ke.wgmma.epilogue
 // CHECK: transform.bufferization.one_shot_bufferize
