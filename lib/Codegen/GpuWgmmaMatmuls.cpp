@@ -292,6 +292,9 @@ FailureOr<WgmmaMatmul> finishAnalysis(WgmmaMatmul &mm) {
               "K a multiple of "
            << mm.kTile() << ", at least 3 stages, at most K / "
            << mm.kTile() << " + 2)";
+  if (mm.m / mm.blockM > 65535)
+    return op->emitError("ke.wgmma: ")
+           << mm.m / mm.blockM << " tile rows exceed the grid's y (65535)";
   int64_t chunksPerRow = kSwizzleRowBytes / kCopyBytes;
   if ((mm.blockM * chunksPerRow) % mm.threads() ||
       (mm.blockN * chunksPerRow) % mm.threads())

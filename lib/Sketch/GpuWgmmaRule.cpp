@@ -160,6 +160,13 @@ public:
                             const KnobAssignment &knobs,
                             std::string &reason) const override {
     WgmmaTiles t = tilesFor(knobs);
+    // Tile rows run along the grid's y (at most 65535 blocks).
+    MmaContraction c = analyzeGemm(anchor)->c;
+    if (c.m / t.blockM > 65535) {
+      reason = llvm::formatv("{0} tile rows of {1} exceed the grid's y",
+                             c.m / t.blockM, t.blockM);
+      return failure();
+    }
     uint64_t shared = t.sharedBytes();
     if (shared > target.gpu.sharedMemoryPerBlockBytes) {
       reason = llvm::formatv("{0} stages of {1}x{2} tiles need {3} bytes of "

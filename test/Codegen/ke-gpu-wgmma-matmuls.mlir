@@ -270,3 +270,14 @@ func.func @transposed_epilogue(%out: memref<128x128xf32>, %a: memref<128x64xbf16
   }
   return
 }
+
+// -----
+
+func.func @too_many_rows(%c: memref<4194368x64xf32>, %a: memref<4194368x64xbf16>, %b: memref<64x64xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4194368x64xf32>)
+  // expected-error @below {{ke.wgmma: 65537 tile rows exceed the grid's y (65535)}}
+  linalg.matmul {ke.wgmma = {block_m = 64 : i64, block_n = 64 : i64, stages = 3 : i64}}
+    ins(%a, %b : memref<4194368x64xbf16>, memref<64x64xbf16>) outs(%c : memref<4194368x64xf32>)
+  return
+}
