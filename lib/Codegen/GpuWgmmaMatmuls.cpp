@@ -25,9 +25,10 @@
 //     the consumer the sketch fused (`ke.wgmma.epilogue`: bias, activation,
 //     the cast to bf16), its other operands loaded per element.
 //
-// A's tiles are K-major (rows of 64 K elements); B's are K-major too when B
-// is stored N x K, and MN-major (64-column slabs of 64 K rows) when it is
-// stored K x N. The descriptors (see encodeWgmmaDescriptor) say so.
+// An operand stored with K innermost (A M x K, B N x K) has K-major tiles
+// (rows of 128 bytes of K); one stored K x M or K x N has MN-major tiles
+// (64-column slabs of K rows) read with wgmma's transpose (16-bit types
+// only). The descriptors (see encodeWgmmaDescriptorFields) say which.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,7 +86,9 @@ struct WgmmaMatmul {
   /// Set for linalg.conv_2d_nhwc_hwcf (A the input, B the filter as a
   /// (kh kw c) x f matrix, C the output as a (n oh ow) x f one).
   std::optional<ConvGeometry> conv;
-  bool batched = false, transposedB = false;
+  /// A stored K x M (read MN-major, wgmma's transpose-a), B stored N x K
+  /// (K-major).
+  bool batched = false, transposedA = false, transposedB = false;
   int64_t batch = 1, m = 0, n = 0, k = 0;
   int64_t blockM = 0, blockN = 0, stages = 0;
   /// Block tile rows that sweep the columns together (grouped
@@ -246,9 +249,12 @@ FailureOr<WgmmaMatmul> analyze(linalg::LinalgOp op) {
     return AffineMap::get(rank, 0, exprs, ctx);
   };
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (maps[0] != map({0, 2}) || maps[2] != map({0, 1}) ||
+  if ((maps[0] != map({0, 2}) && maps[0] != map({2, 0})) ||
+      maps[2] != map({0, 1}) ||
       (maps[1] != map({2, 1}) && maps[1] != map({1, 2})))
-    return op->emitError("ke.wgmma takes A stored M x K, B K x N or N x K");
+    return op->emitError("ke.wgmma takes A stored M x K or K x M, B K x N "
+                         "or N x K");
+  mm.transposedA = maps[0] == map({2, 0});
   mm.transposedB = maps[1] == map({1, 2});
   mm.a = op.getDpsInputOperand(0)->get();
   mm.b = op.getDpsInputOperand(1)->get();
@@ -279,8 +285,9 @@ FailureOr<WgmmaMatmul> finishAnalysis(WgmmaMatmul &mm) {
                          "and an f32 result");
   // wgmma transposes only 16-bit operands in shared memory: TF32 needs B
   // K-major, stored N x K.
-  if (mm.element.isF32() && !mm.transposedB)
-    return op->emitError("ke.wgmma: TF32 takes B stored N x K only");
+  if (mm.element.isF32() && (!mm.transposedB || mm.transposedA))
+    return op->emitError("ke.wgmma: TF32 takes A stored M x K and B N x K "
+                         "only");
   // The sketch checks these; a hand-written attribute gets the same rules.
   if (mm.blockM % kInstrM || mm.blockM > 4 * kInstrM || mm.blockN % 64 ||
       mm.blockN > 256 || mm.m % mm.blockM || mm.n % mm.blockN ||
@@ -443,26 +450,33 @@ void WgmmaKernelBuilder::copyTiles(Value kTile, Value stage) {
       copy(src, srcIndices, tiles, {stage, row, swizzledColumn(row, chunk)});
     }
   };
-  copyKMajor(mm.a, aTiles, mm.blockM, mBase, mm.conv.has_value());
-  if (mm.transposedB) {
+  // An operand stored K x M or K x N: 64 K rows of `columns` M or N
+  // elements, kept as columns / 64 slabs of 64 x 64 (one swizzle row of M
+  // or N per K row).
+  auto copyMnMajor = [&](Value src, Value tiles, int64_t columns,
+                         Value columnBase) {
+    int64_t rowChunks = columns / vector;
+    for (int64_t i = 0; i < mm.kTile() * rowChunks / mm.threads(); ++i) {
+      Value id = b.create<arith::AddIOp>(thread, index(i * mm.threads()));
+      Value row = b.create<arith::DivUIOp>(id, index(rowChunks));
+      Value column = b.create<arith::RemUIOp>(id, index(rowChunks));
+      Value slab = b.create<arith::DivUIOp>(column, index(chunksPerRow));
+      Value chunk = b.create<arith::RemUIOp>(column, index(chunksPerRow));
+      Value srcRow = b.create<arith::AddIOp>(kBase, row);
+      Value srcCol = b.create<arith::AddIOp>(
+          columnBase, b.create<arith::MulIOp>(column, index(vector)));
+      copy(src, {srcRow, srcCol}, tiles,
+           {stage, slab, row, swizzledColumn(row, chunk)});
+    }
+  };
+  if (mm.transposedA)
+    copyMnMajor(mm.a, aTiles, mm.blockM, mBase);
+  else
+    copyKMajor(mm.a, aTiles, mm.blockM, mBase, mm.conv.has_value());
+  if (mm.transposedB)
     copyKMajor(bMatrix, bTiles, mm.blockN, nBase, false);
-    return;
-  }
-  // B stored K x N: 64 K rows of block_n columns, kept as block_n / 64
-  // slabs of 64 x 64 (one swizzle row of N per K row).
-  int64_t rowChunks = mm.blockN / vector;
-  for (int64_t i = 0; i < mm.kTile() * rowChunks / mm.threads(); ++i) {
-    Value id = b.create<arith::AddIOp>(thread, index(i * mm.threads()));
-    Value row = b.create<arith::DivUIOp>(id, index(rowChunks));
-    Value column = b.create<arith::RemUIOp>(id, index(rowChunks));
-    Value slab = b.create<arith::DivUIOp>(column, index(chunksPerRow));
-    Value chunk = b.create<arith::RemUIOp>(column, index(chunksPerRow));
-    Value srcRow = b.create<arith::AddIOp>(kBase, row);
-    Value srcCol = b.create<arith::AddIOp>(
-        nBase, b.create<arith::MulIOp>(column, index(vector)));
-    copy(bMatrix, {srcRow, srcCol}, bTiles,
-         {stage, slab, row, swizzledColumn(row, chunk)});
-  }
+  else
+    copyMnMajor(bMatrix, bTiles, mm.blockN, nBase);
 }
 
 Value WgmmaKernelBuilder::descriptor(Value address, uint64_t fields) {
@@ -476,11 +490,13 @@ Value WgmmaKernelBuilder::multiply(Value stage, Value acc) {
   Value stage64 = b.create<arith::IndexCastUIOp>(b.getI64Type(), stage);
   Value aStage = b.create<arith::AddIOp>(
       sharedBase, b.create<arith::MulIOp>(stage64, i64(mm.aStageBytes())));
-  // This warpgroup's 64 rows of A.
+  // This warpgroup's 64 rows of A: 64 K-major rows, or one MN-major slab
+  // of 64 M columns (kTile rows of 128 bytes).
   Value warpgroup64 = b.create<arith::IndexCastUIOp>(b.getI64Type(), warpgroup);
+  int64_t warpgroupBytes =
+      (mm.transposedA ? mm.kTile() : kInstrM) * kSwizzleRowBytes;
   Value aRows = b.create<arith::AddIOp>(
-      aStage, b.create<arith::MulIOp>(
-                  warpgroup64, i64(kInstrM * kSwizzleRowBytes)));
+      aStage, b.create<arith::MulIOp>(warpgroup64, i64(warpgroupBytes)));
   Value bStage = b.create<arith::AddIOp>(
       sharedBase,
       b.create<arith::AddIOp>(
@@ -492,14 +508,17 @@ Value WgmmaKernelBuilder::multiply(Value stage, Value acc) {
   uint64_t kMajor = ke::encodeWgmmaDescriptorFields(1 << 4, kSwizzleAtomBytes);
   uint64_t mnMajor = ke::encodeWgmmaDescriptorFields(
       mm.kTile() * kSwizzleRowBytes, kSwizzleAtomBytes);
-  Value descA = descriptor(aRows, kMajor);
+  Value descA = descriptor(aRows, mm.transposedA ? mnMajor : kMajor);
   Value descB = descriptor(bStage, mm.transposedB ? kMajor : mnMajor);
   auto wgmmaType = mm.element.isBF16()  ? NVVM::WGMMATypes::bf16
                    : mm.element.isF16() ? NVVM::WGMMATypes::f16
                                         : NVVM::WGMMATypes::tf32;
   auto typeAttr = NVVM::WGMMATypesAttr::get(ctx, wgmmaType);
   auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
-  // B "col" is K-major (no transpose); "row" is MN-major.
+  // A "row" and B "col" are K-major (no transpose); A "col" and B "row"
+  // MN-major.
+  auto layoutA = NVVM::MMALayoutAttr::get(
+      ctx, mm.transposedA ? NVVM::MMALayout::col : NVVM::MMALayout::row);
   auto layoutB = NVVM::MMALayoutAttr::get(
       ctx, mm.transposedB ? NVVM::MMALayout::col : NVVM::MMALayout::row);
   b.create<NVVM::WgmmaFenceAlignedOp>();
@@ -507,9 +526,10 @@ Value WgmmaKernelBuilder::multiply(Value stage, Value acc) {
     // K-major: 16 elements further along the swizzle row (32 bytes; the
     // hardware applies the swizzle to the address). MN-major: 16 K rows
     // further, two atoms.
-    int64_t aOffset = step * kInstrKBytes;
-    int64_t bOffset = mm.transposedB ? aOffset
-                                     : step * mm.instrK() * kSwizzleRowBytes;
+    int64_t kMajorOffset = step * kInstrKBytes;
+    int64_t mnMajorOffset = step * mm.instrK() * kSwizzleRowBytes;
+    int64_t aOffset = mm.transposedA ? mnMajorOffset : kMajorOffset;
+    int64_t bOffset = mm.transposedB ? kMajorOffset : mnMajorOffset;
     Value stepA = b.create<arith::AddIOp>(descA, i64(aOffset >> 4));
     Value stepB = b.create<arith::AddIOp>(descB, i64(bOffset >> 4));
     acc = b.create<NVVM::WgmmaMmaAsyncOp>(
@@ -518,7 +538,7 @@ Value WgmmaKernelBuilder::multiply(Value stage, Value acc) {
         typeAttr, typeAttr,
         NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
         NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one), one, one,
-        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row), layoutB,
+        layoutA, layoutB,
         /*satfinite=*/nullptr);
   }
   b.create<NVVM::WgmmaGroupSyncAlignedOp>();
@@ -652,8 +672,12 @@ void WgmmaKernelBuilder::build() {
   sharedBase = b.create<arith::IndexCastUIOp>(
       b.getI64Type(), b.create<arith::AddIOp>(address, pad));
   int64_t rowElements = kSwizzleRowBytes / mm.elementBytes();
-  auto aType = MemRefType::get({mm.stages, mm.blockM, rowElements},
-                               mm.element, AffineMap(), workgroup);
+  SmallVector<int64_t> aShape =
+      mm.transposedA
+          ? SmallVector<int64_t>{mm.stages, mm.blockM / rowElements,
+                                 mm.kTile(), rowElements}
+          : SmallVector<int64_t>{mm.stages, mm.blockM, rowElements};
+  auto aType = MemRefType::get(aShape, mm.element, AffineMap(), workgroup);
   SmallVector<int64_t> bShape =
       mm.transposedB
           ? SmallVector<int64_t>{mm.stages, mm.blockN, rowElements}

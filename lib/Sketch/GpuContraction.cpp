@@ -35,7 +35,8 @@ bool ke::hasMmaEpilogueOnly(Operation *anchor) {
 }
 
 bool ke::readOperandLayouts(ArrayRef<AffineMap> maps, unsigned batch,
-                        MLIRContext *context, MmaContraction &c) {
+                        MLIRContext *context, MmaContraction &c,
+                        bool allowTransposedA) {
   unsigned rank = batch + 3;
   auto map = [&](ArrayRef<unsigned> dims) {
     SmallVector<AffineExpr> exprs;
@@ -49,15 +50,18 @@ bool ke::readOperandLayouts(ArrayRef<AffineMap> maps, unsigned batch,
     return false;
   c.transposedA = maps[0] == map({2, 0});
   c.transposedB = maps[1] == map({1, 2});
-  // A stored K x M is not taken: upstream's ldmatrix .trans addressing of
-  // a 16x16 A fragment (getLaneIdToLdMatrixMatrixCoord) gave every such
-  // candidate a wrong result on an H100 (relative L2 error 1.0, session
-  // 12); those matmuls keep gpu.tile until ke loads that fragment itself.
-  return !c.transposedA && maps[0] == map({0, 2}) &&
+  // gpu.mma does not take A stored K x M: upstream's ldmatrix .trans
+  // addressing of a 16x16 A fragment (getLaneIdToLdMatrixMatrixCoord) gave
+  // every such candidate a wrong result on an H100 (relative L2 error 1.0,
+  // session 12); gpu.wgmma reads it MN-major with wgmma's transpose.
+  if (c.transposedA && !allowTransposedA)
+    return false;
+  return (c.transposedA || maps[0] == map({0, 2})) &&
          (c.transposedB || maps[1] == map({2, 1}));
 }
 
-std::optional<MmaContraction> ke::analyzeContraction(Operation *anchor) {
+std::optional<MmaContraction> ke::analyzeContraction(Operation *anchor,
+                                                     bool allowTransposedA) {
   auto op = dyn_cast<linalg::LinalgOp>(anchor);
   if (!op || !isStaticTensorOp(op))
     return std::nullopt;
@@ -67,7 +71,7 @@ std::optional<MmaContraction> ke::analyzeContraction(Operation *anchor) {
   else if (!isa<linalg::MatmulOp>(anchor))
     return std::nullopt;
   if (!readOperandLayouts(op.getIndexingMapsArray(), c.batchLoops,
-                          op.getContext(), c))
+                          op.getContext(), c, allowTransposedA))
     return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (c.batchLoops)

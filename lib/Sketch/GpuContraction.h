@@ -63,14 +63,16 @@ struct MmaContraction {
 bool hasMmaEpilogueOnly(mlir::Operation *anchor);
 
 /// Reads the operand layouts off `maps` over `batch` leading batch loops
-/// (then m, n, k): A (m, k), B (k, n) or (n, k), C (m, n). False for any
-/// other maps (A stored K x M included, see the definition).
+/// (then m, n, k): A (m, k), or (k, m) with `allowTransposedA`, B (k, n)
+/// or (n, k), C (m, n). False for any other maps.
 bool readOperandLayouts(ArrayRef<AffineMap> maps, unsigned batch,
-                        mlir::MLIRContext *context, MmaContraction &c);
+                        mlir::MLIRContext *context, MmaContraction &c,
+                        bool allowTransposedA = false);
 
 /// The anchor as the tensor-core sketches see it, or nothing when it is
 /// neither a static matmul nor a batch matmul with the layouts above.
-std::optional<MmaContraction> analyzeContraction(mlir::Operation *anchor);
+std::optional<MmaContraction>
+analyzeContraction(mlir::Operation *anchor, bool allowTransposedA = false);
 
 /// Divisors of `extent` among `candidates` that are multiples of `unit`.
 SmallVector<int64_t> dividingChoices(int64_t extent,

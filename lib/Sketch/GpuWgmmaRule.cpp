@@ -82,7 +82,9 @@ struct WgmmaGemm {
 };
 
 std::optional<WgmmaGemm> analyzeGemm(Operation *anchor) {
-  if (std::optional<MmaContraction> c = analyzeContraction(anchor))
+  // A stored K x M is read MN-major with wgmma's transpose.
+  if (std::optional<MmaContraction> c =
+          analyzeContraction(anchor, /*allowTransposedA=*/true))
     return WgmmaGemm{*c, {}};
   auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(anchor);
   if (!conv || !conv.hasPureTensorSemantics())
@@ -129,7 +131,7 @@ public:
     // f32 on TF32 tensor cores only where the user allowed it, and with B
     // stored N x K: wgmma transposes only 16-bit operands.
     bool tf32 = c->a.isF32() && target.allowTF32 && !target.tf32x3 &&
-                c->transposedB;
+                c->transposedB && !c->transposedA;
     if (!c->a.isF16() && !c->a.isBF16() && !tf32)
       return false;
     return c->m % kInstrM == 0 && c->n % 64 == 0 &&

@@ -87,6 +87,25 @@ func.func @transposed_b(%c: memref<128x256xf32>, %a: memref<128x128xf16>, %b: me
 
 // -----
 
+// A stored K x M (torch.matmul(A.T, B)): MN-major A tiles like B's (64 K
+// rows per 64-column slab, one slab per warpgroup) with wgmma's transpose
+// of A ("col"), the MN-major descriptor fields.
+// CHECK-LABEL: func.func @transposed_a
+// CHECK: memref.view {{.*}} to memref<3x2x64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[FIELDS:.*]] = arith.constant 4611686293338849280 : i64
+// CHECK: arith.ori {{.*}}, %[[FIELDS]]
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+func.func @transposed_a(%c: memref<128x128xf32>, %a: memref<128x128xbf16>, %b: memref<128x128xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+    {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64}}
+    ins(%a, %b : memref<128x128xbf16>, memref<128x128xbf16>) outs(%c : memref<128x128xf32>)
+  return
+}
+
+// -----
+
 // TF32 (f32 operands; the sketch marks them only on +tf32 targets): B
 // stored N x K, K tiles of 32 f32 elements (128-byte rows), four
 // m64nNk8 per tile; B N x K only, as wgmma transposes only 16-bit
@@ -236,7 +255,7 @@ func.func @bad_block(%c: memref<128x128xf32>, %a: memref<128x64xbf16>, %b: memre
 func.func @f32_operands(%c: memref<128x128xf32>, %a: memref<128x64xf32>, %b: memref<64x128xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
-  // expected-error @below {{ke.wgmma: TF32 takes B stored N x K only}}
+  // expected-error @below {{ke.wgmma: TF32 takes A stored M x K and B N x K only}}
   linalg.matmul {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64}}
     ins(%a, %b : memref<128x64xf32>, memref<64x128xf32>) outs(%c : memref<128x128xf32>)
   return

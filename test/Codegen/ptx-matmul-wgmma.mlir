@@ -22,3 +22,14 @@ func.func @kn(%a: tensor<256x128xbf16>, %b: tensor<128x512xbf16>) -> tensor<256x
   %r = linalg.matmul ins(%a, %b : tensor<256x128xbf16>, tensor<128x512xbf16>) outs(%c : tensor<256x512xf32>) -> tensor<256x512xf32>
   return %r : tensor<256x512xf32>
 }
+
+// A stored K x M and B N x K: trans-a 1, trans-b 0.
+// CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}, p, 1, {{ *}}1, 1, {{ *}}0;
+func.func @ta_tb(%a: tensor<128x256xbf16>, %b: tensor<512x128xbf16>) -> tensor<256x512xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x512xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<256x512xf32>) -> tensor<256x512xf32>
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %b : tensor<128x256xbf16>, tensor<512x128xbf16>) outs(%c : tensor<256x512xf32>) -> tensor<256x512xf32>
+  return %r : tensor<256x512xf32>
+}

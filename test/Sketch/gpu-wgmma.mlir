@@ -118,3 +118,18 @@ func.func @conv_narrow(%i: tensor<2x18x18x32xbf16>, %f: tensor<3x3x32x128xbf16>)
        ins(%i, %f : tensor<2x18x18x32xbf16>, tensor<3x3x32x128xbf16>) outs(%c : tensor<2x16x16x128xf32>) -> tensor<2x16x16x128xf32>
   return %r : tensor<2x16x16x128xf32>
 }
+
+// A stored K x M (torch.matmul(A.T, B)) takes gpu.wgmma (A read MN-major
+// with wgmma's transpose); gpu.mma refuses it (sm_90: gpu.tile).
+// CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
+// CHECK-NEXT: // sketch gpu.wgmma
+// SM90: // -----// workload {{.*}} linalg.matmul
+// SM90-NEXT: // sketch gpu.tile
+func.func @transposed_a(%a: tensor<128x256xbf16>, %b: tensor<128x256xbf16>) -> tensor<256x256xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %b : tensor<128x256xbf16>, tensor<128x256xbf16>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %r : tensor<256x256xf32>
+}
