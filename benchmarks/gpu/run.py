@@ -201,7 +201,7 @@ def torch_op(name, tensors, torch):
         # nn.Linear (weight N x K) + bias, then exact GELU: cuBLAS (bias in
         # its epilogue) and a separate GELU kernel
         return lambda: F.gelu(F.linear(t[0], t[1], t[2]))
-    if name == "matmul_bf16" or re.fullmatch(r"matmul_(bf16|f16)_\d+", name):
+    if name == "matmul_bf16" or re.fullmatch(r"matmul_(bf16|f16)_[0-9x]+", name):
         # 16-bit inputs, f32 result
         try:
             torch.mm(t[0], t[1], out_dtype=torch.float32)

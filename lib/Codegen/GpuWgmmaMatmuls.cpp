@@ -110,6 +110,11 @@ struct WgmmaMatmul {
   int64_t kTile() const { return kSwizzleRowBytes / elementBytes(); }
   /// K elements per wgmma.
   int64_t instrK() const { return kInstrKBytes / elementBytes(); }
+  /// Tiles along M, N and K, the last one partial where the tile does not
+  /// divide the extent.
+  int64_t tileRows() const { return llvm::divideCeil(m, blockM); }
+  int64_t tileCols() const { return llvm::divideCeil(n, blockN); }
+  int64_t kTiles() const { return llvm::divideCeil(k, kTile()); }
   int64_t aStageBytes() const { return blockM * kSwizzleRowBytes; }
   int64_t bStageBytes() const { return blockN * kSwizzleRowBytes; }
   /// The tiles and the slack that aligns them to a swizzle atom.
@@ -289,19 +294,28 @@ FailureOr<WgmmaMatmul> finishAnalysis(WgmmaMatmul &mm) {
     return op->emitError("ke.wgmma: TF32 takes A stored M x K and B N x K "
                          "only");
   // The sketch checks these; a hand-written attribute gets the same rules.
+  // Partial tiles are zero-filled and their stores masked; every row of
+  // every operand must start 16 bytes aligned for cp.async.
+  // (A's rows run along K, or along M when it is stored K x M; B's along N,
+  // or K when stored N x K; the result is stored in pairs.)
+  int64_t vector = kCopyBytes / mm.elementBytes();
+  if ((mm.transposedA ? mm.m : mm.k) % vector ||
+      (mm.transposedB ? mm.k : mm.n) % vector || mm.n % 2)
+    return op->emitError("ke.wgmma: the rows of A and B must be multiples "
+                         "of ")
+           << vector << " elements (16 bytes) and N even, not " << mm.m << "x"
+           << mm.n << "x" << mm.k;
   if (mm.blockM % kInstrM || mm.blockM > 4 * kInstrM || mm.blockN % 64 ||
-      mm.blockN > 256 || mm.m % mm.blockM || mm.n % mm.blockN ||
-      mm.k % mm.kTile() || mm.stages < 3 || mm.k / mm.kTile() < mm.stages - 2)
+      mm.blockN > 256 || mm.stages < 3 || mm.kTiles() < mm.stages - 2)
     return op->emitError("ke.wgmma: block ")
            << mm.blockM << "x" << mm.blockN << " with " << mm.stages
            << " stages does not fit a " << mm.m << "x" << mm.n << "x" << mm.k
-           << " matmul (blocks multiples of 64 up to 256x256 that divide it, "
-              "K a multiple of "
-           << mm.kTile() << ", at least 3 stages, at most K / "
-           << mm.kTile() << " + 2)";
-  if (mm.m / mm.blockM > 65535)
+           << " matmul (blocks multiples of 64 up to 256x256, at least 3 "
+              "stages, at most "
+           << mm.kTiles() << " K tiles of " << mm.kTile() << " + 2)";
+  if (mm.tileRows() > 65535)
     return op->emitError("ke.wgmma: ")
-           << mm.m / mm.blockM << " tile rows exceed the grid's y (65535)";
+           << mm.tileRows() << " tile rows exceed the grid's y (65535)";
   int64_t chunksPerRow = kSwizzleRowBytes / kCopyBytes;
   if ((mm.blockM * chunksPerRow) % mm.threads() ||
       (mm.blockN * chunksPerRow) % mm.threads())
@@ -424,19 +438,38 @@ void WgmmaKernelBuilder::copyTiles(Value kTile, Value stage) {
   int64_t vector = kCopyBytes / mm.elementBytes();
   int64_t chunksPerRow = kSwizzleRowBytes / kCopyBytes;
   Value kBase = b.create<arith::MulIOp>(kTile, index(mm.kTile()));
+  // `valid` (null: always) says whether the chunk lies inside the operand;
+  // a chunk outside (a partial tile's) reads nothing from index 0 and
+  // zero-fills its 16 bytes, which add nothing to the products.
   auto copy = [&](Value src, SmallVector<Value> srcIndices, Value dst,
-                  SmallVector<Value> dstIndices) {
+                  SmallVector<Value> dstIndices, Value valid) {
+    Value srcElements;
+    if (valid) {
+      for (Value &i : srcIndices)
+        i = b.create<arith::SelectOp>(valid, i, index(0));
+      srcElements = b.create<arith::SelectOp>(valid, index(vector), index(0));
+    }
     if (mm.batched)
       srcIndices.insert(srcIndices.begin(), batchId);
-    auto op = b.create<nvgpu::DeviceAsyncCopyOp>(
+    b.create<nvgpu::DeviceAsyncCopyOp>(
         nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst, dstIndices,
-        src, srcIndices, b.getIndexAttr(vector), /*srcElements=*/Value(),
+        src, srcIndices, b.getIndexAttr(vector), srcElements,
         b.getUnitAttr());
-    (void)op;
   };
+  // True where `value` < `extent`, null where every tile is whole.
+  auto within = [&](Value valid, Value value, int64_t extent, bool partial) {
+    if (!partial)
+      return valid;
+    Value inside = b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, value,
+                                           index(extent));
+    return valid ? b.create<arith::AndIOp>(valid, inside).getResult()
+                 : inside;
+  };
+  bool partialK = mm.k % mm.kTile() != 0;
   // A (and B stored N x K): rows of 128 bytes of K, 8 chunks each.
   auto copyKMajor = [&](Value src, Value tiles, int64_t rows, Value rowBase,
-                        bool implicit) {
+                        int64_t extent, bool implicit) {
+    bool partialRows = extent % rows != 0;
     for (int64_t i = 0; i < rows * chunksPerRow / mm.threads(); ++i) {
       Value id = b.create<arith::AddIOp>(thread, index(i * mm.threads()));
       Value row = b.create<arith::DivUIOp>(id, index(chunksPerRow));
@@ -444,17 +477,25 @@ void WgmmaKernelBuilder::copyTiles(Value kTile, Value stage) {
       Value srcRow = b.create<arith::AddIOp>(rowBase, row);
       Value srcCol = b.create<arith::AddIOp>(
           kBase, b.create<arith::MulIOp>(chunk, index(vector)));
+      Value valid = within(within(Value(), srcRow, extent, partialRows),
+                           srcCol, mm.k, partialK);
+      // A convolution's row is an output pixel: clamp it before it is
+      // decomposed (the copy's own clamp comes after).
+      if (implicit && valid)
+        srcRow = b.create<arith::SelectOp>(valid, srcRow, index(0));
       SmallVector<Value> srcIndices =
           implicit ? convInputIndices(srcRow, srcCol)
                    : SmallVector<Value>{srcRow, srcCol};
-      copy(src, srcIndices, tiles, {stage, row, swizzledColumn(row, chunk)});
+      copy(src, srcIndices, tiles, {stage, row, swizzledColumn(row, chunk)},
+           valid);
     }
   };
   // An operand stored K x M or K x N: 64 K rows of `columns` M or N
   // elements, kept as columns / 64 slabs of 64 x 64 (one swizzle row of M
   // or N per K row).
   auto copyMnMajor = [&](Value src, Value tiles, int64_t columns,
-                         Value columnBase) {
+                         Value columnBase, int64_t extent) {
+    bool partialColumns = extent % columns != 0;
     int64_t rowChunks = columns / vector;
     for (int64_t i = 0; i < mm.kTile() * rowChunks / mm.threads(); ++i) {
       Value id = b.create<arith::AddIOp>(thread, index(i * mm.threads()));
@@ -465,18 +506,20 @@ void WgmmaKernelBuilder::copyTiles(Value kTile, Value stage) {
       Value srcRow = b.create<arith::AddIOp>(kBase, row);
       Value srcCol = b.create<arith::AddIOp>(
           columnBase, b.create<arith::MulIOp>(column, index(vector)));
+      Value valid = within(within(Value(), srcRow, mm.k, partialK), srcCol,
+                           extent, partialColumns);
       copy(src, {srcRow, srcCol}, tiles,
-           {stage, slab, row, swizzledColumn(row, chunk)});
+           {stage, slab, row, swizzledColumn(row, chunk)}, valid);
     }
   };
   if (mm.transposedA)
-    copyMnMajor(mm.a, aTiles, mm.blockM, mBase);
+    copyMnMajor(mm.a, aTiles, mm.blockM, mBase, mm.m);
   else
-    copyKMajor(mm.a, aTiles, mm.blockM, mBase, mm.conv.has_value());
+    copyKMajor(mm.a, aTiles, mm.blockM, mBase, mm.m, mm.conv.has_value());
   if (mm.transposedB)
-    copyKMajor(bMatrix, bTiles, mm.blockN, nBase, false);
+    copyKMajor(bMatrix, bTiles, mm.blockN, nBase, mm.n, false);
   else
-    copyMnMajor(bMatrix, bTiles, mm.blockN, nBase);
+    copyMnMajor(bMatrix, bTiles, mm.blockN, nBase, mm.n);
 }
 
 Value WgmmaKernelBuilder::descriptor(Value address, uint64_t fields) {
@@ -567,6 +610,22 @@ void WgmmaKernelBuilder::storeAccumulators(Value acc) {
     Value col = b.create<arith::AddIOp>(column, index(slab * 8));
     for (int64_t half = 0; half < 2; ++half) {
       Value r = half ? rowBelow : row;
+      // A partial tile's pairs outside the result are neither computed nor
+      // stored (N is a multiple of 8: a pair is all in or all out).
+      scf::IfOp guard;
+      Value inside;
+      if (mm.m % mm.blockM)
+        inside = b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, r,
+                                         index(mm.m));
+      if (mm.n % mm.blockN) {
+        Value in = b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, col,
+                                           index(mm.n));
+        inside = inside ? b.create<arith::AndIOp>(inside, in).getResult() : in;
+      }
+      if (inside) {
+        guard = b.create<scf::IfOp>(inside, /*withElseRegion=*/false);
+        b.setInsertionPointToStart(guard.thenBlock());
+      }
       SmallVector<Value> pair;
       for (int64_t e = 0; e < 2; ++e) {
         Value v = b.create<LLVM::ExtractValueOp>(acc, slab * 4 + half * 2 + e);
@@ -581,6 +640,10 @@ void WgmmaKernelBuilder::storeAccumulators(Value acc) {
       if (mm.batched)
         indices.insert(indices.begin(), batchId);
       b.create<vector::StoreOp>(vec, result, indices);
+      if (guard) {
+        b.setInsertionPointAfter(guard);
+        guard = nullptr;
+      }
     }
   }
 }
@@ -624,7 +687,7 @@ void WgmmaKernelBuilder::build() {
   MLIRContext *ctx = b.getContext();
   Operation *fill = mm.op->getPrevNode();
   auto launch = b.create<gpu::LaunchOp>(
-      index(mm.n / mm.blockN), index(mm.m / mm.blockM), index(mm.batch),
+      index(mm.tileCols()), index(mm.tileRows()), index(mm.batch),
       index(mm.threads()), index(1), index(1),
       b.create<arith::ConstantIntOp>(b.getI32Type(), mm.sharedBytes()));
   Block &body = launch.getBody().front();
@@ -635,7 +698,7 @@ void WgmmaKernelBuilder::build() {
   // Grouped rasterization: blocks run in launch order (x fastest), so
   // consecutive blocks take group_m tile rows for each tile column before
   // moving on, and the blocks in flight share their B (and A) tiles in L2.
-  int64_t tileRows = mm.m / mm.blockM, tileCols = mm.n / mm.blockN;
+  int64_t tileRows = mm.tileRows(), tileCols = mm.tileCols();
   int64_t group = std::min(mm.groupM, tileRows);
   Value tileRow = launch.getBlockIds().y, tileCol = launch.getBlockIds().x;
   if (group > 1) {
@@ -693,7 +756,7 @@ void WgmmaKernelBuilder::build() {
   bMatrix = asMatrix(mm.b);
 
   // Prologue: tiles 0 .. stages - 3, a group each.
-  int64_t kTiles = mm.k / mm.kTile(), ahead = mm.stages - 2;
+  int64_t kTiles = mm.kTiles(), ahead = mm.stages - 2;
   for (int64_t t = 0; t < ahead; ++t) {
     copyTiles(index(t), index(t));
     b.create<NVVM::CpAsyncCommitGroupOp>();

@@ -253,6 +253,7 @@ static void registerKePassesOnceImpl() {
   registerConvertGpuOpsToNVVMOpsPass();
   registerConvertGpuOpsToROCDLOpsPass();
   registerConvertNVGPUToNVVMPassPass();
+  registerConvertNVVMToLLVMPass();
   registerConvertAMDGPUToROCDLPassPass();
   registerConvertMathToROCDLPass();
   registerGpuToLLVMConversionPassPass();

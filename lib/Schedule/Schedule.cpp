@@ -58,7 +58,7 @@ SmallVector<Schedule> ke::getCandidateSketches(Operation *anchor,
                                                const TargetDescription &target) {
   SmallVector<Schedule> sketches;
   for (const SketchRule *rule : getSketchRules(target.family)) {
-    if (!rule->matches(anchor, target))
+    if (!ruleApplies(*rule, anchor, target))
       continue;
     Schedule schedule;
     schedule.rule = rule;
@@ -85,7 +85,7 @@ llvm::Expected<Schedule> ke::scheduleFromJSON(const llvm::json::Value &value,
   schedule.rule = findSketchRule(*name);
   if (!schedule.rule)
     return fail("unknown sketch '" + *name + "'");
-  if (!schedule.rule->matches(anchor, target))
+  if (!ruleApplies(*schedule.rule, anchor, target))
     return fail("sketch '" + *name + "' does not apply to this op");
   schedule.space = schedule.rule->getKnobSpace(anchor, target);
   if (knobs->size() != schedule.space.knobs.size())

@@ -105,8 +105,9 @@ public:
     if (!sixteenBit && !tf32)
       return false;
     // A grid's z dimension holds the batch.
-    return c->m % kInstrM == 0 && c->n % kInstrN == 0 &&
-           c->k % c->instrK() == 0 && c->m >= 32 && c->n >= 32 &&
+    // Block tiles divide the matmul (32 at least), K stages of the
+    // instruction's K.
+    return c->m % 32 == 0 && c->n % 32 == 0 && c->k % c->instrK() == 0 &&
            c->batch <= 65535;
   }
 

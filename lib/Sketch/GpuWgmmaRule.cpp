@@ -4,7 +4,8 @@
 // result, A stored M x K, B K x N or N x K; f32 operands in TF32 on +tf32
 // targets, B N x K) on sm_90a, through wgmma.mma_async m64nNk16 (k8):
 //
-//   block tile (block.m x block.n)   grid (N / block.n, M / block.m, batch)
+//   block tile (block.m x block.n)   grid (N / block.n, M / block.m, batch),
+//                                    partial tiles zero-filled and masked
 //   warpgroups                       block.m / 64, each 64 x block.n
 //   stages                           shared tiles of 128 bytes of K,
 //                                    cp.async'd stages - 2 ahead
@@ -107,6 +108,18 @@ std::optional<WgmmaGemm> analyzeGemm(Operation *anchor) {
   return g;
 }
 
+/// Block tiles along an extent: 64, 128, 256, none past the first that
+/// covers it (the last tile may be partial).
+SmallVector<int64_t> tileChoices(int64_t extent) {
+  SmallVector<int64_t> choices;
+  for (int64_t tile : {64, 128, 256}) {
+    choices.push_back(tile);
+    if (tile >= extent)
+      break;
+  }
+  return choices;
+}
+
 bool isSm90a(const TargetDescription &target) {
   return target.family == TargetFamily::Cuda && target.chip == "sm_90a";
 }
@@ -134,21 +147,25 @@ public:
                 c->transposedB && !c->transposedA;
     if (!c->a.isF16() && !c->a.isBF16() && !tf32)
       return false;
-    return c->m % kInstrM == 0 && c->n % 64 == 0 &&
-           c->k % kTile(c->a) == 0 && c->batch <= 65535;
+    // Partial tiles are zero-filled and masked; rows must start 16 bytes
+    // aligned for cp.async.
+    // (A's rows run along K, or M when stored K x M; B's along N, or K when
+    // stored N x K; the result is stored in pairs.)
+    int64_t vector = 128 / c->a.getIntOrFloatBitWidth();
+    return (c->transposedA ? c->m : c->k) % vector == 0 &&
+           (c->transposedB ? c->k : c->n) % vector == 0 && c->n % 2 == 0 &&
+           c->batch <= 65535;
   }
 
   KnobSpace getKnobSpace(Operation *anchor,
                          const TargetDescription &target) const override {
     MmaContraction c = analyzeGemm(anchor)->c;
     KnobSpace space;
-    space.knobs.push_back(
-        makeKnob("block.m", dividingChoices(c.m, {64, 128, 256}, 64), 128));
-    space.knobs.push_back(
-        makeKnob("block.n", dividingChoices(c.n, {64, 128, 256}, 64), 256));
+    space.knobs.push_back(makeKnob("block.m", tileChoices(c.m), 128));
+    space.knobs.push_back(makeKnob("block.n", tileChoices(c.n), 256));
     SmallVector<int64_t> stages;
     for (int64_t s : {3, 4, 5, 6})
-      if (s - 2 <= c.k / kTile(c.a))
+      if (s - 2 <= llvm::divideCeil(c.k, kTile(c.a)))
         stages.push_back(s);
     space.knobs.push_back(makeKnob("stages", stages, 4));
     // Grouped rasterization only matters with several tile rows.
@@ -164,9 +181,9 @@ public:
     WgmmaTiles t = tilesFor(knobs);
     // Tile rows run along the grid's y (at most 65535 blocks).
     MmaContraction c = analyzeGemm(anchor)->c;
-    if (c.m / t.blockM > 65535) {
+    if (llvm::divideCeil(c.m, t.blockM) > 65535) {
       reason = llvm::formatv("{0} tile rows of {1} exceed the grid's y",
-                             c.m / t.blockM, t.blockM);
+                             llvm::divideCeil(c.m, t.blockM), t.blockM);
       return failure();
     }
     uint64_t shared = t.sharedBytes();

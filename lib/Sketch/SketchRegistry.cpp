@@ -57,10 +57,18 @@ llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
   return {};
 }
 
+bool ke::ruleApplies(const SketchRule &rule, mlir::Operation *anchor,
+                     const TargetDescription &target) {
+  if (!rule.matches(anchor, target))
+    return false;
+  return llvm::none_of(rule.getKnobSpace(anchor, target).knobs,
+                       [](const Knob &knob) { return knob.choices.empty(); });
+}
+
 const SketchRule *ke::selectSketchRule(mlir::Operation *anchor,
                                        const TargetDescription &target) {
   for (const SketchRule *rule : getSketchRules(target.family)) {
-    bool matched = rule->matches(anchor, target);
+    bool matched = ruleApplies(*rule, anchor, target);
     LLVM_DEBUG(llvm::dbgs()
                << "[" DEBUG_TYPE "] " << rule->getName()
                << (matched ? " matches " : " does not match ")

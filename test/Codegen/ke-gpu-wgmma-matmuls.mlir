@@ -70,6 +70,28 @@ func.func @grouped(%c: memref<1024x512xf32>, %a: memref<1024x128xbf16>, %b: memr
 
 // -----
 
+// Partial tiles (200 x 136 x 72 with 128 x 128 blocks, K tiles of 64): a 2
+// x 2 grid; chunks past M, N or K read nothing from index 0 and zero-fill
+// (cp.async's source size 0), and the stores of pairs past M or N are
+// skipped.
+// CHECK-LABEL: func.func @partial
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}})
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// CHECK: %[[N:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
+// CHECK: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1}
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: scf.if
+// CHECK: vector.store
+func.func @partial(%c: memref<200x136xf32>, %a: memref<200x72xbf16>, %b: memref<72x136xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<200x136xf32>)
+  linalg.matmul {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64}}
+    ins(%a, %b : memref<200x72xbf16>, memref<72x136xbf16>) outs(%c : memref<200x136xf32>)
+  return
+}
+
+// -----
+
 // B stored N x K (nn.Linear's weight) is K-major like A: rows of 64 K
 // elements, no transpose ("col"), the same descriptor fields as A.
 // CHECK-LABEL: func.func @transposed_b
@@ -244,9 +266,20 @@ func.func @no_fill(%c: memref<128x128xf32>, %a: memref<128x64xbf16>, %b: memref<
 func.func @bad_block(%c: memref<128x128xf32>, %a: memref<128x64xbf16>, %b: memref<64x128xbf16>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
-  // expected-error @below {{ke.wgmma: block 128x256 with 3 stages does not fit a 128x128x64 matmul (blocks multiples of 64 up to 256x256 that divide it, K a multiple of 64, at least 3 stages, at most K / 64 + 2)}}
-  linalg.matmul {ke.wgmma = {block_m = 128 : i64, block_n = 256 : i64, stages = 3 : i64}}
+  // expected-error @below {{ke.wgmma: block 96x128 with 4 stages does not fit a 128x128x64 matmul (blocks multiples of 64 up to 256x256, at least 3 stages, at most 1 K tiles of 64 + 2)}}
+  linalg.matmul {ke.wgmma = {block_m = 96 : i64, block_n = 128 : i64, stages = 4 : i64}}
     ins(%a, %b : memref<128x64xbf16>, memref<64x128xbf16>) outs(%c : memref<128x128xf32>)
+  return
+}
+
+// -----
+
+func.func @unaligned_rows(%c: memref<128x128xf32>, %a: memref<128x60xbf16>, %b: memref<60x128xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+  // expected-error @below {{ke.wgmma: the rows of A and B must be multiples of 8 elements (16 bytes) and N even, not 128x128x60}}
+  linalg.matmul {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64}}
+    ins(%a, %b : memref<128x60xbf16>, memref<60x128xbf16>) outs(%c : memref<128x128xf32>)
   return
 }
 

@@ -133,3 +133,23 @@ func.func @transposed_a(%a: tensor<128x256xbf16>, %b: tensor<128x256xbf16>) -> t
     ins(%a, %b : tensor<128x256xbf16>, tensor<128x256xbf16>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
   return %r : tensor<256x256xf32>
 }
+
+// Shapes no tile divides (4000 x 3000 x 2000): gpu.wgmma's partial tiles
+// are zero-filled and masked, so its block knobs go up to the first tile
+// that covers the extent. gpu.mma's block tiles must divide the matmul: no
+// block.n divides 3000, so it does not apply (its knob would be empty).
+// CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
+// CHECK-NEXT: // sketch gpu.wgmma
+// CHECK-NEXT: // knob block.m: 64 [128] 256
+// CHECK-NEXT: // knob block.n: 64 128 [256]{{$}}
+// CHECK-NOT: // sketch gpu.mma
+// CHECK: // sketch gpu.tile
+// SM90: // -----// workload {{.*}} linalg.matmul
+// SM90-NEXT: // sketch gpu.tile
+func.func @irregular(%a: tensor<4000x2000xbf16>, %b: tensor<2000x3000xbf16>) -> tensor<4000x3000xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4000x3000xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<4000x3000xf32>) -> tensor<4000x3000xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<4000x2000xbf16>, tensor<2000x3000xbf16>) outs(%c : tensor<4000x3000xf32>) -> tensor<4000x3000xf32>
+  return %r : tensor<4000x3000xf32>
+}

@@ -130,7 +130,13 @@ public:
 /// The rules of `family`, most specific first.
 llvm::ArrayRef<const SketchRule *> getSketchRules(TargetFamily family);
 
-/// The first rule of the target's family that matches, or null.
+/// True when `rule` matches `anchor` on `target` and every one of its knobs
+/// has at least one choice (a rule whose knob space is empty for this op
+/// cannot make a schedule, so it does not apply).
+bool ruleApplies(const SketchRule &rule, mlir::Operation *anchor,
+                 const TargetDescription &target);
+
+/// The first rule of the target's family that applies, or null.
 const SketchRule *selectSketchRule(mlir::Operation *anchor,
                                    const TargetDescription &target);
 
