@@ -101,3 +101,22 @@ Knob ke::makeKnob(StringRef name, SmallVector<int64_t> choices, int64_t preferre
       knob.defaultIndex = i;
   return knob;
 }
+
+LoopNestDescription ke::describeMmaNest(const MmaContraction &c,
+                                        const MmaNestTiles &t) {
+  LoopNestDescription d;
+  d.ranges = c.sizes({c.m, c.n, c.k}, c.batch);
+  d.reduction = SmallVector<bool>(c.batchLoops, false);
+  d.reduction.append({false, false, true});
+  d.addLevel(TileLevelRole::Threads, c.sizes({t.blockM, t.blockN, 0}, 1),
+             true);
+  d.addLevel(TileLevelRole::Cache, c.sizes({0, 0, t.kStage}, 0), false);
+  d.addLevel(TileLevelRole::Register, c.sizes({t.warpM, t.warpN, 0}, 0),
+             true);
+  d.addLevel(TileLevelRole::Inner, c.sizes({t.instrM, t.instrN, t.instrK}, 0),
+             false);
+  d.threads = t.threads;
+  d.vectorLoop = c.batchLoops + 1;
+  d.vectorWidth = t.vectorWidth;
+  return d;
+}

@@ -9,6 +9,7 @@
 #define KE_LIB_SKETCH_GPUCONTRACTION_H
 
 #include "ke/Sketch/KnobSpace.h"
+#include "ke/Sketch/SketchRule.h"
 
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Operation.h"
@@ -73,6 +74,21 @@ bool readOperandLayouts(ArrayRef<AffineMap> maps, unsigned batch,
 /// neither a static matmul nor a batch matmul with the layouts above.
 std::optional<MmaContraction>
 analyzeContraction(mlir::Operation *anchor, bool allowTransposedA = false);
+
+/// The tiles of a tensor-core matmul's nest, in the matmul's (m, n, k).
+struct MmaNestTiles {
+  /// The block's tile (on threads), the K stage, a warp's (or warpgroup's)
+  /// tile and one instruction's.
+  int64_t blockM, blockN, kStage, warpM, warpN, instrM, instrN, instrK;
+  int64_t threads;
+  /// Elements of the innermost vectors, along N.
+  int64_t vectorWidth;
+};
+
+/// The loop nest of a tensor-core matmul (gpu.mma, gpu.wgmma): block tiles
+/// on threads, K stages, warp tiles, instructions; vectors along N.
+LoopNestDescription describeMmaNest(const MmaContraction &c,
+                                    const MmaNestTiles &t);
 
 /// Divisors of `extent` among `candidates` that are multiples of `unit`.
 SmallVector<int64_t> dividingChoices(int64_t extent,

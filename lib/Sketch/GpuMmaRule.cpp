@@ -321,21 +321,9 @@ public:
                    const KnobAssignment &knobs) const override {
     MmaContraction c = *analyzeContraction(anchor);
     MmaTiles t = tilesFor(knobs);
-    LoopNestDescription d;
-    d.ranges = c.sizes({c.m, c.n, c.k}, c.batch);
-    d.reduction = SmallVector<bool>(c.batchLoops, false);
-    d.reduction.append({false, false, true});
-    d.addLevel(TileLevelRole::Threads, c.sizes({t.blockM, t.blockN, 0}, 1),
-               true);
-    d.addLevel(TileLevelRole::Cache, c.sizes({0, 0, t.kBlock}, 0), false);
-    d.addLevel(TileLevelRole::Register, c.sizes({t.warpM(), t.warpN(), 0}, 0),
-               true);
-    d.addLevel(TileLevelRole::Inner, c.sizes({kInstrM, kInstrN, c.instrK()}, 0),
-               false);
-    d.threads = t.threads(target.gpu.warpSize);
-    d.vectorLoop = c.batchLoops + 1;
-    d.vectorWidth = kInstrN;
-    return d;
+    return describeMmaNest(c, {t.blockM, t.blockN, t.kBlock, t.warpM(),
+                               t.warpN(), kInstrM, kInstrN, c.instrK(),
+                               t.threads(target.gpu.warpSize), kInstrN});
   }
 };
 

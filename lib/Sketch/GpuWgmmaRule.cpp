@@ -234,21 +234,11 @@ public:
     WgmmaTiles t = tilesFor(knobs);
     if (!gemm.convLoops.empty())
       return describeConv(gemm, t);
-    LoopNestDescription d;
-    d.ranges = c.sizes({c.m, c.n, c.k}, c.batch);
-    d.reduction = SmallVector<bool>(c.batchLoops, false);
-    d.reduction.append({false, false, true});
-    d.addLevel(TileLevelRole::Threads, c.sizes({t.blockM, t.blockN, 0}, 1),
-               true);
-    d.addLevel(TileLevelRole::Cache, c.sizes({0, 0, kTile(c.a)}, 0), false);
-    d.addLevel(TileLevelRole::Register, c.sizes({kInstrM, t.blockN, 0}, 0),
-               true);
-    d.addLevel(TileLevelRole::Inner,
-               c.sizes({kInstrM, t.blockN, instrK(c.a)}, 0), false);
-    d.threads = t.threads();
-    d.vectorLoop = c.batchLoops + 1;
-    d.vectorWidth = 8;
-    return d;
+    // One wgmma spans the block's N; vectors of 8 along it (a 16-byte
+    // copy chunk of 16-bit elements, one m16n8 slab of the accumulators).
+    return describeMmaNest(c, {t.blockM, t.blockN, kTile(c.a), kInstrM,
+                               t.blockN, kInstrM, t.blockN, instrK(c.a),
+                               t.threads(), 8});
   }
 
 private:
