@@ -94,6 +94,10 @@ struct WgmmaMatmul {
   /// Block tile rows that sweep the columns together (grouped
   /// rasterization: their B tiles are shared in L2); 1 is row-major.
   int64_t groupM = 1;
+  /// K split over this many blocks (grid z), each storing its partial sums
+  /// to a scratch buffer that a second kernel adds up in split order,
+  /// applying the fill's value and the epilogue; 1: no split.
+  int64_t splitK = 1;
   Value a, b, c;
   /// The fill's value, added in the epilogue.
   Value init;
@@ -235,6 +239,8 @@ FailureOr<WgmmaMatmul> analyze(linalg::LinalgOp op) {
     mm.groupM = group.getInt();
   if (mm.groupM < 1)
     return op->emitError("ke.wgmma: group_m must be positive");
+  if (auto split = knobs.getAs<IntegerAttr>("split_k"))
+    mm.splitK = split.getInt();
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp>(
           op) ||
       !op.hasPureBufferSemantics())
@@ -313,6 +319,12 @@ FailureOr<WgmmaMatmul> finishAnalysis(WgmmaMatmul &mm) {
            << " matmul (blocks multiples of 64 up to 256x256, at least 3 "
               "stages, at most "
            << mm.kTiles() << " K tiles of " << mm.kTile() << " + 2)";
+  if (mm.splitK < 1 || (mm.splitK > 1 && mm.batched) ||
+      mm.kTiles() % mm.splitK || mm.kTiles() / mm.splitK < mm.stages - 2)
+    return op->emitError("ke.wgmma: split_k ")
+           << mm.splitK << " does not split " << mm.kTiles()
+           << " K tiles evenly into parts of at least " << mm.stages - 2
+           << " (and a batch matmul's blocks along z are its batch)";
   if (mm.tileRows() > 65535)
     return op->emitError("ke.wgmma: ")
            << mm.tileRows() << " tile rows exceed the grid's y (65535)";
@@ -370,6 +382,9 @@ private:
   /// One stage: four wgmma k16 steps on buffer `stage`.
   Value multiply(Value stage, Value acc);
   void storeAccumulators(Value acc);
+  /// With split_k: the kernel that adds the partial sums up, in split
+  /// order, adds the fill's value, applies the epilogue and stores.
+  void buildSplitReduction();
   /// The epilogue's body on accumulator `value` at `row`, `column`: other
   /// operands loaded through their maps, linalg.index the indices.
   Value applyEpilogue(Value value, Value row, Value column);
@@ -383,6 +398,8 @@ private:
   WgmmaMatmul mm;
   ImplicitLocOpBuilder b;
   Value batchId, mBase, nBase, thread, warpgroup;
+  /// With split_k: the block's split (grid z) and the partial sums.
+  Value splitId, partials;
   /// B as the GEMM sees it (see asMatrix).
   Value bMatrix;
   Value aTiles, bTiles, sharedBase;
@@ -603,8 +620,12 @@ void WgmmaKernelBuilder::storeAccumulators(Value acc) {
   Value column = b.create<arith::AddIOp>(
       nBase, b.create<arith::MulIOp>(
                  b.create<arith::RemUIOp>(lane, index(4)), index(2)));
-  Value result = asMatrix(mm.epilogue ? mm.epilogue.getDpsInitOperand(0)->get()
-                                      : mm.c);
+  // With split_k the raw sums go to this split's partials.
+  Value result =
+      mm.splitK > 1
+          ? partials
+          : asMatrix(mm.epilogue ? mm.epilogue.getDpsInitOperand(0)->get()
+                                 : mm.c);
   auto pairType = VectorType::get({2}, getElementTypeOrSelf(result.getType()));
   for (int64_t slab = 0; slab < mm.blockN / 8; ++slab) {
     Value col = b.create<arith::AddIOp>(column, index(slab * 8));
@@ -629,6 +650,10 @@ void WgmmaKernelBuilder::storeAccumulators(Value acc) {
       SmallVector<Value> pair;
       for (int64_t e = 0; e < 2; ++e) {
         Value v = b.create<LLVM::ExtractValueOp>(acc, slab * 4 + half * 2 + e);
+        if (mm.splitK > 1) {
+          pair.push_back(v);
+          continue;
+        }
         v = b.create<arith::AddFOp>(v, mm.init);
         if (mm.epilogue)
           v = applyEpilogue(v, r,
@@ -639,6 +664,8 @@ void WgmmaKernelBuilder::storeAccumulators(Value acc) {
       SmallVector<Value> indices = {r, col};
       if (mm.batched)
         indices.insert(indices.begin(), batchId);
+      if (mm.splitK > 1)
+        indices.insert(indices.begin(), splitId);
       b.create<vector::StoreOp>(vec, result, indices);
       if (guard) {
         b.setInsertionPointAfter(guard);
@@ -683,11 +710,50 @@ Value WgmmaKernelBuilder::applyEpilogue(Value value, Value row,
   return mapping.lookupOrDefault(body->getTerminator()->getOperand(0));
 }
 
+void WgmmaKernelBuilder::buildSplitReduction() {
+  constexpr int64_t kThreads = 256;
+  int64_t elements = mm.m * mm.n;
+  auto launch = b.create<gpu::LaunchOp>(
+      index(llvm::divideCeil(elements, kThreads)), index(1), index(1),
+      index(kThreads), index(1), index(1));
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToStart(&body);
+  b.create<gpu::TerminatorOp>();
+  b.setInsertionPointToStart(&body);
+  Value id = b.create<arith::AddIOp>(
+      b.create<arith::MulIOp>(launch.getBlockIds().x, index(kThreads)),
+      launch.getThreadIds().x);
+  auto guard = b.create<scf::IfOp>(
+      b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, id, index(elements)),
+      /*withElseRegion=*/false);
+  b.setInsertionPointToStart(guard.thenBlock());
+  Value row = b.create<arith::DivUIOp>(id, index(mm.n));
+  Value col = b.create<arith::RemUIOp>(id, index(mm.n));
+  // Split order, so that the result does not depend on timing.
+  Value sum = b.create<memref::LoadOp>(partials, ValueRange{index(0), row, col});
+  for (int64_t split = 1; split < mm.splitK; ++split)
+    sum = b.create<arith::AddFOp>(
+        sum, b.create<memref::LoadOp>(partials,
+                                      ValueRange{index(split), row, col}));
+  Value v = b.create<arith::AddFOp>(sum, mm.init);
+  if (mm.epilogue)
+    v = applyEpilogue(v, row, col);
+  Value result = asMatrix(mm.epilogue ? mm.epilogue.getDpsInitOperand(0)->get()
+                                      : mm.c);
+  b.create<memref::StoreOp>(v, result, ValueRange{row, col});
+}
+
 void WgmmaKernelBuilder::build() {
   MLIRContext *ctx = b.getContext();
   Operation *fill = mm.op->getPrevNode();
+  // The partial sums of a split K live in a buffer of the host function
+  // (a scratch buffer the runners allocate, ke/Codegen/GpuKernel.h).
+  if (mm.splitK > 1)
+    partials = b.create<memref::AllocOp>(
+        MemRefType::get({mm.splitK, mm.m, mm.n}, b.getF32Type()));
   auto launch = b.create<gpu::LaunchOp>(
-      index(mm.tileCols()), index(mm.tileRows()), index(mm.batch),
+      index(mm.tileCols()), index(mm.tileRows()),
+      index(mm.splitK > 1 ? mm.splitK : mm.batch),
       index(mm.threads()), index(1), index(1),
       b.create<arith::ConstantIntOp>(b.getI32Type(), mm.sharedBytes()));
   Block &body = launch.getBody().front();
@@ -695,6 +761,7 @@ void WgmmaKernelBuilder::build() {
   b.create<gpu::TerminatorOp>();
   b.setInsertionPointToStart(&body);
   batchId = launch.getBlockIds().z;
+  splitId = launch.getBlockIds().z;
   // Grouped rasterization: blocks run in launch order (x fastest), so
   // consecutive blocks take group_m tile rows for each tile column before
   // moving on, and the blocks in flight share their B (and A) tiles in L2.
@@ -755,10 +822,19 @@ void WgmmaKernelBuilder::build() {
 
   bMatrix = asMatrix(mm.b);
 
-  // Prologue: tiles 0 .. stages - 3, a group each.
-  int64_t kTiles = mm.kTiles(), ahead = mm.stages - 2;
+  // Prologue: tiles 0 .. stages - 3, a group each. With split_k, tile t of
+  // this block's part is the operands' tile split * kTiles + t.
+  int64_t kTiles = mm.kTiles() / mm.splitK, ahead = mm.stages - 2;
+  Value firstTile = mm.splitK > 1
+                        ? b.create<arith::MulIOp>(splitId, index(kTiles))
+                              .getResult()
+                        : index(0);
+  auto global = [&](Value tile) {
+    return mm.splitK > 1 ? b.create<arith::AddIOp>(firstTile, tile).getResult()
+                         : tile;
+  };
   for (int64_t t = 0; t < ahead; ++t) {
-    copyTiles(index(t), index(t));
+    copyTiles(global(index(t)), index(t));
     b.create<NVVM::CpAsyncCommitGroupOp>();
   }
   accType = LLVM::LLVMStructType::getLiteral(
@@ -789,7 +865,8 @@ void WgmmaKernelBuilder::build() {
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
-      copyTiles(next, b.create<arith::RemUIOp>(next, index(mm.stages)));
+      copyTiles(global(next),
+                b.create<arith::RemUIOp>(next, index(mm.stages)));
     }
     // A group every iteration, empty at the end, so that the wait above
     // always counts the same.
@@ -799,6 +876,10 @@ void WgmmaKernelBuilder::build() {
   }
   b.create<NVVM::WgmmaWaitGroupSyncOp>(0);
   storeAccumulators(loop.getResult(0));
+  if (mm.splitK > 1) {
+    b.setInsertionPointAfter(launch);
+    buildSplitReduction();
+  }
 
   Operation *temporary = mm.c.getDefiningOp();
   if (mm.epilogue)

@@ -11,6 +11,8 @@
 //                                    cp.async'd stages - 2 ahead
 //   group.m                          tile rows per column sweep (grouped
 //                                    rasterization for L2 reuse)
+//   split.k                          K parts on blocks along z, their sums
+//                                    added by a second kernel
 //
 // The script only marks the matmul with its knobs and bufferizes:
 // ke-gpu-wgmma-matmuls (lib/Codegen/GpuWgmmaMatmuls.cpp), the first step of
@@ -58,7 +60,7 @@ int64_t instrK(Type element) {
 
 /// The sizes a knob assignment gives.
 struct WgmmaTiles {
-  int64_t blockM, blockN, stages, groupM;
+  int64_t blockM, blockN, stages, groupM, splitK;
   int64_t threads() const { return blockM / kInstrM * kWarpgroupThreads; }
   /// The shared tiles of all stages and the alignment slack.
   uint64_t sharedBytes() const {
@@ -68,7 +70,8 @@ struct WgmmaTiles {
 
 WgmmaTiles tilesFor(const KnobAssignment &knobs) {
   return {knobs.get("block.m", 128), knobs.get("block.n", 256),
-          knobs.get("stages", 4), knobs.get("group.m", kDefaultGroupM)};
+          knobs.get("stages", 4), knobs.get("group.m", kDefaultGroupM),
+          knobs.get("split.k", 1)};
 }
 
 /// The anchor as a GEMM: a matmul or batch matmul (analyzeContraction), or
@@ -168,6 +171,24 @@ public:
       if (s - 2 <= llvm::divideCeil(c.k, kTile(c.a)))
         stages.push_back(s);
     space.knobs.push_back(makeKnob("stages", stages, 4));
+    // Split K where the output has too few tiles for the SMs (a matmul's
+    // grid z is free; a batch matmul's holds the batch): parts of at least
+    // 8 K tiles, enough blocks for the machine by default.
+    int64_t kTiles = llvm::divideCeil(c.k, kTile(c.a));
+    if (!c.batchLoops) {
+      SmallVector<int64_t> splits;
+      for (int64_t split : {1, 2, 4, 8, 16, 32, 64})
+        if (kTiles % split == 0)
+          splits.push_back(split);
+      int64_t tiles = llvm::divideCeil(c.m, 128) * llvm::divideCeil(c.n, 256);
+      int64_t preferred = 1;
+      while (llvm::is_contained(splits, preferred * 2) &&
+             tiles * preferred * 2 <= target.gpu.multiprocessors &&
+             kTiles / (preferred * 2) >= 8)
+        preferred *= 2;
+      if (splits.size() > 1)
+        space.knobs.push_back(makeKnob("split.k", splits, preferred));
+    }
     // Grouped rasterization only matters with several tile rows.
     if (c.m / 64 > 1)
       space.knobs.push_back(
@@ -184,6 +205,14 @@ public:
     if (llvm::divideCeil(c.m, t.blockM) > 65535) {
       reason = llvm::formatv("{0} tile rows of {1} exceed the grid's y",
                              llvm::divideCeil(c.m, t.blockM), t.blockM);
+      return failure();
+    }
+    if (llvm::divideCeil(c.k, kTile(c.a)) / t.splitK < t.stages - 2) {
+      reason = llvm::formatv("{0} stages need more than the {1} K tiles of "
+                             "each of {2} splits",
+                             t.stages,
+                             llvm::divideCeil(c.k, kTile(c.a)) / t.splitK,
+                             t.splitK);
       return failure();
     }
     uint64_t shared = t.sharedBytes();
@@ -206,10 +235,14 @@ public:
     std::string matmul =
         w.match(anchor->getName().getStringRef(), kAnchorAttr);
     std::string knobParam = w.fresh("knobs");
+    std::string split =
+        t.splitK > 1 ? llvm::formatv(", split_k = {0} : i64", t.splitK).str()
+                     : "";
     w.line(llvm::formatv("{0} = transform.param.constant {{block_m = {1} : "
                          "i64, block_n = {2} : i64, stages = {3} : i64, "
-                         "group_m = {4} : i64} -> !transform.any_param",
-                         knobParam, t.blockM, t.blockN, t.stages, t.groupM));
+                         "group_m = {4} : i64{5}} -> !transform.any_param",
+                         knobParam, t.blockM, t.blockN, t.stages, t.groupM,
+                         split));
     w.comment("ke-gpu-wgmma-matmuls builds the kernel from the mark");
     w.line("transform.annotate " + matmul + " \"ke.wgmma\" = " + knobParam +
            " : !transform.any_op, !transform.any_param");

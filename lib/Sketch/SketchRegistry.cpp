@@ -40,8 +40,10 @@ llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
   static const SketchRule *const cpuRules[] = {
       &getCpuSoftmaxRule(), &getCpuTilingRule(), &getCpuRfactorRule()};
   // gpu.elementwise takes every structured op, so it comes last.
+  // gpu.wgmma (sm_90a only) before gpu.reduce: a 16-bit GEMM with a small
+  // output and a long K is the tensor cores' with K split, not a matvec.
   static const SketchRule *const cudaRules[] = {
-      &getGpuSoftmaxRule(), &getGpuReduceRule(), &getGpuWgmmaRule(),
+      &getGpuSoftmaxRule(), &getGpuWgmmaRule(), &getGpuReduceRule(),
       &getGpuMmaRule(),
       &getGpuTileRule(),
       &getGpuRowNormRule(), &getGpuElementwiseRule()};

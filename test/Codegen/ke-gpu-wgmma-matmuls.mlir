@@ -92,6 +92,53 @@ func.func @partial(%c: memref<200x136xf32>, %a: memref<200x72xbf16>, %b: memref<
 
 // -----
 
+// Split K (split_k = 4 of 16 K tiles): the blocks along z each multiply
+// their 4 K tiles (the operands' tiles 4 z + t) and store the raw sums to
+// a 4 x 128 x 128 buffer of the host function (a scratch buffer); a second
+// kernel adds them up in split order, adds the fill's value, applies the
+// epilogue (the bf16 cast) and stores.
+// CHECK-LABEL: func.func @split_k
+// CHECK: %[[PARTIALS:.*]] = memref.alloc() : memref<4x128x128xf32>
+// CHECK: gpu.launch blocks(%{{[a-z0-9]*}}, %{{[a-z0-9]*}}, %[[Z:[a-z0-9]*]]) in ({{.*}} = %c4{{(_[0-9]+)?}})
+// CHECK: %[[FIRST:.*]] = arith.muli %[[Z]], %c4{{(_[0-9]+)?}} : index
+// CHECK: scf.for
+// CHECK: arith.addi %[[FIRST]], %{{.*}} : index
+// CHECK: vector.store %{{.*}}, %[[PARTIALS]][%[[Z]], %{{.*}}, %{{.*}}] : memref<4x128x128xf32>, vector<2xf32>
+// CHECK: gpu.launch
+// CHECK: %[[P0:.*]] = memref.load %[[PARTIALS]][%c0{{[_0-9]*}}, %{{.*}}, %{{.*}}] : memref<4x128x128xf32>
+// CHECK: %[[P1:.*]] = memref.load %[[PARTIALS]][%c1{{[_0-9]*}}, %{{.*}}, %{{.*}}]
+// CHECK: arith.addf %[[P0]], %[[P1]] : f32
+// CHECK: arith.truncf
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<128x128xbf16>
+func.func @split_k(%out: memref<128x128xbf16>, %a: memref<128x1024xbf16>, %b: memref<1024x128xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<128x128xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<128x128xf32>)
+  linalg.matmul {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64, split_k = 4 : i64}}
+    ins(%a, %b : memref<128x1024xbf16>, memref<1024x128xbf16>) outs(%t : memref<128x128xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]} {ke.wgmma.epilogue}
+    ins(%t : memref<128x128xf32>) outs(%out : memref<128x128xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @split_batch(%c: memref<2x128x128xf32>, %a: memref<2x128x1024xbf16>, %b: memref<2x1024x128xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<2x128x128xf32>)
+  // expected-error @below {{ke.wgmma: split_k 2 does not split 16 K tiles evenly into parts of at least 1 (and a batch matmul's blocks along z are its batch)}}
+  linalg.batch_matmul {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64, split_k = 2 : i64}}
+    ins(%a, %b : memref<2x128x1024xbf16>, memref<2x1024x128xbf16>) outs(%c : memref<2x128x128xf32>)
+  return
+}
+
+// -----
+
 // B stored N x K (nn.Linear's weight) is K-major like A: rows of 64 K
 // elements, no transpose ("col"), the same descriptor fields as A.
 // CHECK-LABEL: func.func @transposed_b

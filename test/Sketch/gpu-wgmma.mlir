@@ -10,6 +10,7 @@
 // CHECK-NEXT: // knob block.m: 64 [128] 256
 // CHECK-NEXT: // knob block.n: 64 128 [256]{{$}}
 // CHECK-NEXT: // knob stages: 3 [4] 5 6{{$}}
+// CHECK-NEXT: // knob split.k: [1] 2 4{{$}}
 // CHECK-NEXT: // knob group.m: 1 4 [8] 16{{$}}
 // CHECK: %[[MM:.*]] = transform.structured.match ops{["linalg.matmul"]} attributes {ke.anchor}
 // CHECK: %[[KNOBS:.*]] = transform.param.constant {block_m = 128 : i64, block_n = 256 : i64, stages = 4 : i64, group_m = 8 : i64} -> !transform.any_param
