@@ -124,11 +124,15 @@ def run_ke(cmd, timeout):
 
 
 def pick_target(ke_opt, capability):
-    """cuda:sm_XY for this device when ke knows it, else the newest ke
-    target the device runs (PTX is forward compatible)."""
+    """cuda:sm_XYa for a Hopper device (its architecture-specific
+    instructions: wgmma), else cuda:sm_XY when ke knows it, else the newest
+    ke target the device runs (PTX is forward compatible)."""
     major, minor = capability
-    for chip in [f"sm_{major}{minor}", "sm_90", "sm_80", "sm_70"]:
-        if int(chip[3:]) > major * 10 + minor:
+    chips = [f"sm_{major}{minor}", "sm_90", "sm_80", "sm_70"]
+    if (major, minor) == (9, 0):
+        chips.insert(0, "sm_90a")
+    for chip in chips:
+        if int(chip[3:5]) > major * 10 + minor:
             continue
         code, _, _ = run_ke([ke_opt, "target", "cuda:" + chip], 60)
         if code == 0:
@@ -592,8 +596,9 @@ def main():
                         help="seconds per candidate (ke-opt tune --timeout)")
     parser.add_argument("--ke-opt", help="ke-opt binary (default: build/package)")
     parser.add_argument("--no-db", action="store_true", help="tune without a database")
-    parser.add_argument("--chip", help="the CUDA chip of ke's target (sm_90a: wgmma); "
-                        "default: the device's, else the newest ke knows that it runs")
+    parser.add_argument("--chip", help="the CUDA chip of ke's target; default: sm_90a "
+                        "on Hopper (wgmma), else the device's, else the newest ke "
+                        "knows that it runs (sm_90: Hopper on mma.sync)")
     parser.add_argument("--allow-tf32", action="store_true",
                         help="f32 contractions on TF32 tensor cores, ke (target "
                         "cuda:sm_XY+tf32) and PyTorch (allow_tf32) alike")
