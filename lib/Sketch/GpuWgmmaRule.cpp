@@ -165,7 +165,13 @@ public:
     MmaContraction c = analyzeGemm(anchor)->c;
     KnobSpace space;
     space.knobs.push_back(makeKnob("block.m", tileChoices(c.m), 128));
-    space.knobs.push_back(makeKnob("block.n", tileChoices(c.n), 256));
+    // 128 x 256 blocks are the fastest where there are enough of them for
+    // the SMs; fewer tiles take 128 x 128 (twice the blocks).
+    int64_t wideTiles =
+        llvm::divideCeil(c.m, 128) * llvm::divideCeil(c.n, 256) * c.batch;
+    int64_t defaultN =
+        wideTiles >= int64_t(target.gpu.multiprocessors) ? 256 : 128;
+    space.knobs.push_back(makeKnob("block.n", tileChoices(c.n), defaultN));
     SmallVector<int64_t> stages;
     for (int64_t s : {3, 4, 5, 6})
       if (s - 2 <= llvm::divideCeil(c.k, kTile(c.a)))
@@ -180,7 +186,8 @@ public:
       for (int64_t split : {1, 2, 4, 8, 16, 32, 64})
         if (kTiles % split == 0)
           splits.push_back(split);
-      int64_t tiles = llvm::divideCeil(c.m, 128) * llvm::divideCeil(c.n, 256);
+      int64_t tiles =
+          llvm::divideCeil(c.m, 128) * llvm::divideCeil(c.n, defaultN);
       int64_t preferred = 1;
       while (llvm::is_contained(splits, preferred * 2) &&
              tiles * preferred * 2 <= target.gpu.multiprocessors &&

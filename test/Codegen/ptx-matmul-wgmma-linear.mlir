@@ -5,7 +5,7 @@
 
 // CHECK: .target sm_90a
 // CHECK-NOT: .local
-// CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}, p, 1, {{ *}}1, 0, {{ *}}0;
+// CHECK: wgmma.mma_async.sync.aligned.m64n{{128|256}}k16.f32.bf16.bf16 {{.*}}, p, 1, {{ *}}1, 0, {{ *}}0;
 // CHECK: max.NaN.f32
 // CHECK: cvt.rn.bf16x2.f32
 // CHECK: st.global.b32

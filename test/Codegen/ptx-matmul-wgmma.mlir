@@ -10,7 +10,7 @@
 // CHECK: cp.async.cg.shared.global
 // CHECK: fence.proxy.async.shared::cta
 // CHECK: wgmma.fence.sync.aligned
-// CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}, p, 1, {{ *}}1, 0, {{ *}}1;
+// CHECK: wgmma.mma_async.sync.aligned.m64n{{128|256}}k16.f32.bf16.bf16 {{.*}}, p, 1, {{ *}}1, 0, {{ *}}1;
 // CHECK: wgmma.commit_group.sync.aligned
 // CHECK: wgmma.wait_group.sync.aligned 1;
 // CHECK: st.global.v2.b32
@@ -24,7 +24,7 @@ func.func @kn(%a: tensor<256x128xbf16>, %b: tensor<128x512xbf16>) -> tensor<256x
 }
 
 // A stored K x M and B N x K: trans-a 1, trans-b 0.
-// CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}, p, 1, {{ *}}1, 1, {{ *}}0;
+// CHECK: wgmma.mma_async.sync.aligned.m64n{{128|256}}k16.f32.bf16.bf16 {{.*}}, p, 1, {{ *}}1, 1, {{ *}}0;
 func.func @ta_tb(%a: tensor<128x256xbf16>, %b: tensor<512x128xbf16>) -> tensor<256x512xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<256x512xf32>
