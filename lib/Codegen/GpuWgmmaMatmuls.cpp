@@ -2,10 +2,14 @@
 //
 // ke-gpu-wgmma-matmuls (ke/Codegen/Passes.td), the first step of the CUDA
 // lowering for sm_90a. The gpu.wgmma sketch (lib/Sketch/GpuWgmmaRule.cpp)
-// bufferizes a 16-bit matmul and marks it with its knobs
-// (`ke.wgmma = {block_m, block_n, stages}`); here it becomes one kernel:
+// bufferizes a 16-bit matmul, batch matmul or channels-last convolution and
+// marks it with its knobs (`ke.wgmma = {block_m, block_n, stages, group_m,
+// split_k}`); GpuWgmmaAnalysis.cpp reads it (GpuWgmma.h), and here it
+// becomes one kernel (two with split_k):
 //
-//   grid (N / block_n, M / block_m, batch), block_m / 64 warpgroups
+//   grid (N / block_n, M / block_m rounded up, batch or split_k), block
+//     ids mapped so that group_m tile rows sweep the columns together,
+//     block_m / 64 warpgroups
 //   shared memory (dynamic, 1024-byte aligned): `stages` A tiles
 //     block_m x 128 bytes of K (64 16-bit elements, 32 f32 ones for TF32)
 //     and B tiles, each row 128 bytes in the 128-byte swizzle
@@ -23,7 +27,14 @@
 //     m16n8 layout per warp: row lane / 4 (+ 8), columns 2 (lane % 4) (+ 1)
 //     of each 8-column slab) as pairs, adding the fill's value and applying
 //     the consumer the sketch fused (`ke.wgmma.epilogue`: bias, activation,
-//     the cast to bf16), its other operands loaded per element.
+//     the cast to bf16), its other operands loaded per element; with
+//     split_k the raw sums go to a scratch buffer and a second kernel adds
+//     the parts in order, then does the same.
+//
+// Partial tiles: chunks past M, N or K are zero-filled (cp.async with a
+// source size of 0), pairs past M or N not stored. A convolution's A rows
+// are output pixels, each K tile one filter tap's 64 channels of an input
+// pixel.
 //
 // An operand stored with K innermost (A M x K, B N x K) has K-major tiles
 // (rows of 128 bytes of K); one stored K x M or K x N has MN-major tiles
@@ -50,310 +61,12 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 using namespace mlir;
+using namespace ke;
 
 namespace ke {
 #define GEN_PASS_DEF_GPUWGMMAMATMULSPASS
 #include "ke/Codegen/Passes.h.inc"
 } // namespace ke
-
-namespace {
-
-/// The attribute gpu.wgmma's script puts on the matmul.
-constexpr llvm::StringLiteral kWgmmaAttr = "ke.wgmma";
-/// And on its elementwise consumer, when the kernel applies it.
-constexpr llvm::StringLiteral kEpilogueAttr = "ke.wgmma.epilogue";
-/// wgmma's M, and its K in bytes of operand (k16 for 16-bit types, k8
-/// for TF32).
-constexpr int64_t kInstrM = 64, kInstrKBytes = 32;
-constexpr int64_t kWarpgroupThreads = 128;
-/// Bytes of one swizzle row and of one 8-row swizzle atom.
-constexpr int64_t kSwizzleRowBytes = 128, kSwizzleAtomBytes = 1024;
-/// Bytes per cp.async.
-constexpr int64_t kCopyBytes = 16;
-
-/// A channels-last 2-D convolution as an implicit GEMM: M the output
-/// pixels (n, oh, ow), N the filters, K (kh, kw, c) with c innermost, so
-/// that a K tile (a multiple of 64 channels) is one filter tap's channels:
-/// 128 contiguous bytes of one input pixel.
-struct ConvGeometry {
-  int64_t outH = 0, outW = 0, filterH = 0, filterW = 0, channels = 0;
-  int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
-};
-
-/// What the kernel is built from.
-struct WgmmaMatmul {
-  linalg::LinalgOp op;
-  /// Set for linalg.conv_2d_nhwc_hwcf (A the input, B the filter as a
-  /// (kh kw c) x f matrix, C the output as a (n oh ow) x f one).
-  std::optional<ConvGeometry> conv;
-  /// A stored K x M (read MN-major, wgmma's transpose-a), B stored N x K
-  /// (K-major).
-  bool batched = false, transposedA = false, transposedB = false;
-  int64_t batch = 1, m = 0, n = 0, k = 0;
-  int64_t blockM = 0, blockN = 0, stages = 0;
-  /// Block tile rows that sweep the columns together (grouped
-  /// rasterization: their B tiles are shared in L2); 1 is row-major.
-  int64_t groupM = 1;
-  /// K split over this many blocks (grid z), each storing its partial sums
-  /// to a scratch buffer that a second kernel adds up in split order,
-  /// applying the fill's value and the epilogue; 1: no split.
-  int64_t splitK = 1;
-  Value a, b, c;
-  /// The fill's value, added in the epilogue.
-  Value init;
-  /// The elementwise consumer marked `ke.wgmma.epilogue`, applied to each
-  /// accumulator before it is stored (then `c` is a temporary that is
-  /// never written), or null.
-  linalg::LinalgOp epilogue;
-  Type element;
-
-  int64_t warpgroups() const { return blockM / kInstrM; }
-  int64_t threads() const { return warpgroups() * kWarpgroupThreads; }
-  int64_t elementBytes() const { return element.getIntOrFloatBitWidth() / 8; }
-  /// K elements per stage: one 128-byte swizzle row.
-  int64_t kTile() const { return kSwizzleRowBytes / elementBytes(); }
-  /// K elements per wgmma.
-  int64_t instrK() const { return kInstrKBytes / elementBytes(); }
-  /// Tiles along M, N and K, the last one partial where the tile does not
-  /// divide the extent.
-  int64_t tileRows() const { return llvm::divideCeil(m, blockM); }
-  int64_t tileCols() const { return llvm::divideCeil(n, blockN); }
-  int64_t kTiles() const { return llvm::divideCeil(k, kTile()); }
-  int64_t aStageBytes() const { return blockM * kSwizzleRowBytes; }
-  int64_t bStageBytes() const { return blockN * kSwizzleRowBytes; }
-  /// The tiles and the slack that aligns them to a swizzle atom.
-  int64_t sharedBytes() const {
-    return stages * (aStageBytes() + bStageBytes()) + kSwizzleAtomBytes;
-  }
-};
-
-/// Reads an integer field of the knob dictionary.
-FailureOr<int64_t> readKnob(Operation *op, DictionaryAttr knobs,
-                            StringRef name) {
-  auto value = knobs.getAs<IntegerAttr>(name);
-  if (!value)
-    return op->emitError("ke.wgmma: missing integer '") << name << "'";
-  return value.getInt();
-}
-
-/// Finds the consumer marked as the matmul's epilogue, if any, and checks
-/// that the kernel can apply it per accumulator: all loops parallel, one
-/// result written through the identity, the matmul's result read through
-/// the identity and nowhere else (a temporary buffer).
-LogicalResult analyzeEpilogue(WgmmaMatmul &mm) {
-  for (Operation *next = mm.op->getNextNode(); next;
-       next = next->getNextNode()) {
-    auto consumer = dyn_cast<linalg::LinalgOp>(next);
-    if (!consumer || !consumer->hasAttr(kEpilogueAttr))
-      continue;
-    if (consumer.getNumParallelLoops() != consumer.getNumLoops() ||
-        consumer.getNumLoops() != (mm.conv ? 4u : mm.batched ? 3u : 2u) ||
-        consumer.getNumDpsInits() != 1 || !consumer.hasPureBufferSemantics() ||
-        !consumer.getMatchingIndexingMap(consumer.getDpsInitOperand(0))
-             .isIdentity())
-      return consumer->emitError("ke.wgmma.epilogue: not an elementwise op "
-                                 "over the matmul's result");
-    bool readsResult = false;
-    for (OpOperand *input : consumer.getDpsInputOperands()) {
-      if (input->get() != mm.c)
-        continue;
-      if (!consumer.getMatchingIndexingMap(input).isIdentity())
-        return consumer->emitError("ke.wgmma.epilogue reads the matmul's "
-                                   "result through a permutation");
-      readsResult = true;
-    }
-    auto alloc = mm.c.getDefiningOp<memref::AllocOp>();
-    if (!readsResult || !alloc)
-      return consumer->emitError("ke.wgmma.epilogue must read the matmul's "
-                                 "result from a temporary buffer");
-    for (Operation *user : alloc->getUsers())
-      if (user != mm.op && user != consumer && user != mm.op->getPrevNode() &&
-          !isa<memref::DeallocOp>(user))
-        return user->emitError("ke.wgmma.epilogue: the matmul's result is "
-                               "used here too");
-    mm.epilogue = consumer;
-    return success();
-  }
-  return success();
-}
-
-FailureOr<WgmmaMatmul> finishAnalysis(WgmmaMatmul &mm);
-
-/// A marked channels-last convolution as an implicit GEMM.
-FailureOr<WgmmaMatmul> analyzeConv(WgmmaMatmul &mm,
-                                   linalg::Conv2DNhwcHwcfOp conv) {
-  mm.a = conv.getInputs()[0];
-  mm.b = conv.getInputs()[1];
-  mm.c = conv.getOutputs()[0];
-  for (Value v : {mm.a, mm.b, mm.c}) {
-    auto type = dyn_cast<MemRefType>(v.getType());
-    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
-      return conv->emitError("ke.wgmma needs static, contiguous operands");
-  }
-  ArrayRef<int64_t> filter = cast<MemRefType>(mm.b.getType()).getShape();
-  ArrayRef<int64_t> output = cast<MemRefType>(mm.c.getType()).getShape();
-  ConvGeometry g;
-  g.outH = output[1];
-  g.outW = output[2];
-  g.filterH = filter[0];
-  g.filterW = filter[1];
-  g.channels = filter[2];
-  auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
-  auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
-  g.strideH = strides[0];
-  g.strideW = strides[1];
-  g.dilationH = dilations[0];
-  g.dilationW = dilations[1];
-  mm.conv = g;
-  mm.m = output[0] * g.outH * g.outW;
-  mm.n = filter[3];
-  mm.k = g.filterH * g.filterW * g.channels;
-  // B, the filter as (kh kw c) x f, is stored K x N.
-  mm.transposedB = false;
-  // A K tile must be one filter tap's channels.
-  mm.element = getElementTypeOrSelf(mm.a.getType());
-  if (mm.element.isIntOrFloat() && g.channels % mm.kTile())
-    return conv->emitError("ke.wgmma: a convolution's channels must be a "
-                           "multiple of ")
-           << mm.kTile();
-  return finishAnalysis(mm);
-}
-
-/// The marked matmul as the kernel needs it, or a located error.
-FailureOr<WgmmaMatmul> analyze(linalg::LinalgOp op) {
-  WgmmaMatmul mm;
-  mm.op = op;
-  auto knobs = op->getAttrOfType<DictionaryAttr>(kWgmmaAttr);
-  if (!knobs)
-    return op->emitError("ke.wgmma must be a dictionary");
-  FailureOr<int64_t> blockM = readKnob(op, knobs, "block_m"),
-                     blockN = readKnob(op, knobs, "block_n"),
-                     stages = readKnob(op, knobs, "stages");
-  if (failed(blockM) || failed(blockN) || failed(stages))
-    return failure();
-  mm.blockM = *blockM;
-  mm.blockN = *blockN;
-  mm.stages = *stages;
-  // Optional: row-major without it.
-  if (auto group = knobs.getAs<IntegerAttr>("group_m"))
-    mm.groupM = group.getInt();
-  if (mm.groupM < 1)
-    return op->emitError("ke.wgmma: group_m must be positive");
-  if (auto split = knobs.getAs<IntegerAttr>("split_k"))
-    mm.splitK = split.getInt();
-  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp>(
-          op) ||
-      !op.hasPureBufferSemantics())
-    return op->emitError("ke.wgmma takes a bufferized linalg.matmul, "
-                         "linalg.batch_matmul or linalg.conv_2d_nhwc_hwcf");
-  if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op.getOperation()))
-    return analyzeConv(mm, conv);
-  mm.batched = isa<linalg::BatchMatmulOp>(op);
-  unsigned lead = mm.batched ? 1 : 0, rank = lead + 3;
-  MLIRContext *ctx = op.getContext();
-  auto map = [&](ArrayRef<unsigned> dims) {
-    SmallVector<AffineExpr> exprs;
-    if (mm.batched)
-      exprs.push_back(getAffineDimExpr(0, ctx));
-    for (unsigned d : dims)
-      exprs.push_back(getAffineDimExpr(lead + d, ctx));
-    return AffineMap::get(rank, 0, exprs, ctx);
-  };
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if ((maps[0] != map({0, 2}) && maps[0] != map({2, 0})) ||
-      maps[2] != map({0, 1}) ||
-      (maps[1] != map({2, 1}) && maps[1] != map({1, 2})))
-    return op->emitError("ke.wgmma takes A stored M x K or K x M, B K x N "
-                         "or N x K");
-  mm.transposedA = maps[0] == map({2, 0});
-  mm.transposedB = maps[1] == map({1, 2});
-  mm.a = op.getDpsInputOperand(0)->get();
-  mm.b = op.getDpsInputOperand(1)->get();
-  mm.c = op.getDpsInitOperand(0)->get();
-  for (Value v : {mm.a, mm.b, mm.c}) {
-    auto type = dyn_cast<MemRefType>(v.getType());
-    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
-      return op->emitError("ke.wgmma needs static, contiguous operands");
-  }
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (mm.batched)
-    mm.batch = ranges[0];
-  mm.m = ranges[lead];
-  mm.n = ranges[lead + 1];
-  mm.k = ranges[lead + 2];
-  return finishAnalysis(mm);
-}
-
-/// What matmuls and convolutions share: element types, tile fits, the
-/// fill and the epilogue.
-FailureOr<WgmmaMatmul> finishAnalysis(WgmmaMatmul &mm) {
-  Operation *op = mm.op;
-  mm.element = getElementTypeOrSelf(mm.a.getType());
-  if (mm.element != getElementTypeOrSelf(mm.b.getType()) ||
-      !(mm.element.isF16() || mm.element.isBF16() || mm.element.isF32()) ||
-      !getElementTypeOrSelf(mm.c.getType()).isF32())
-    return op->emitError("ke.wgmma takes f16, bf16 or f32 (TF32) operands "
-                         "and an f32 result");
-  // wgmma transposes only 16-bit operands in shared memory: TF32 needs B
-  // K-major, stored N x K.
-  if (mm.element.isF32() && (!mm.transposedB || mm.transposedA))
-    return op->emitError("ke.wgmma: TF32 takes A stored M x K and B N x K "
-                         "only");
-  // The sketch checks these; a hand-written attribute gets the same rules.
-  // Partial tiles are zero-filled and their stores masked; every row of
-  // every operand must start 16 bytes aligned for cp.async.
-  // (A's rows run along K, or along M when it is stored K x M; B's along N,
-  // or K when stored N x K; the result is stored in pairs.)
-  int64_t vector = kCopyBytes / mm.elementBytes();
-  if ((mm.transposedA ? mm.m : mm.k) % vector ||
-      (mm.transposedB ? mm.k : mm.n) % vector || mm.n % 2)
-    return op->emitError("ke.wgmma: the rows of A and B must be multiples "
-                         "of ")
-           << vector << " elements (16 bytes) and N even, not " << mm.m << "x"
-           << mm.n << "x" << mm.k;
-  if (mm.blockM % kInstrM || mm.blockM > 4 * kInstrM || mm.blockN % 64 ||
-      mm.blockN > 256 || mm.stages < 3 || mm.kTiles() < mm.stages - 2)
-    return op->emitError("ke.wgmma: block ")
-           << mm.blockM << "x" << mm.blockN << " with " << mm.stages
-           << " stages does not fit a " << mm.m << "x" << mm.n << "x" << mm.k
-           << " matmul (blocks multiples of 64 up to 256x256, at least 3 "
-              "stages, at most "
-           << mm.kTiles() << " K tiles of " << mm.kTile() << " + 2)";
-  if (mm.splitK < 1 || (mm.splitK > 1 && mm.batched) ||
-      mm.kTiles() % mm.splitK || mm.kTiles() / mm.splitK < mm.stages - 2)
-    return op->emitError("ke.wgmma: split_k ")
-           << mm.splitK << " does not split " << mm.kTiles()
-           << " K tiles evenly into parts of at least " << mm.stages - 2
-           << " (and a batch matmul's blocks along z are its batch)";
-  if (mm.tileRows() > 65535)
-    return op->emitError("ke.wgmma: ")
-           << mm.tileRows() << " tile rows exceed the grid's y (65535)";
-  int64_t chunksPerRow = kSwizzleRowBytes / kCopyBytes;
-  if ((mm.blockM * chunksPerRow) % mm.threads() ||
-      (mm.blockN * chunksPerRow) % mm.threads())
-    return op->emitError("ke.wgmma: the tiles do not split evenly over ")
-           << mm.threads() << " threads";
-
-  // The accumulator's fill, right before the matmul on the same buffer.
-  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
-  if (!fill || fill.getDpsInitOperand(0)->get() != mm.c)
-    return op->emitError("ke.wgmma needs the accumulator's linalg.fill right "
-                         "before the matmul");
-  mm.init = fill.getDpsInputOperand(0)->get();
-  if (!mm.init.getType().isF32())
-    return op->emitError("ke.wgmma: the fill's value must be f32");
-  if (failed(analyzeEpilogue(mm)))
-    return failure();
-  return mm;
-}
-
-} // namespace
-
-uint64_t ke::encodeWgmmaDescriptorFields(uint64_t leadingBytes,
-                                         uint64_t strideBytes) {
-  return ((leadingBytes >> 4) & 0x3fff) << 16 |
-         ((strideBytes >> 4) & 0x3fff) << 32 | uint64_t(1) << 62;
-}
 
 namespace {
 
@@ -903,7 +616,7 @@ struct GpuWgmmaMatmulsPass final
         marked.push_back(op);
     });
     for (linalg::LinalgOp op : marked) {
-      FailureOr<WgmmaMatmul> mm = analyze(op);
+      FailureOr<WgmmaMatmul> mm = analyzeWgmmaMatmul(op);
       if (failed(mm))
         return signalPassFailure();
       WgmmaKernelBuilder(*mm).build();
