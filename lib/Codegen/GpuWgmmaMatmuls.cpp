@@ -92,7 +92,7 @@ private:
   SmallVector<Value> convInputIndices(Value row, Value k);
   /// The descriptor of the tile at shared byte address `address`.
   Value descriptor(Value address, uint64_t fields);
-  /// One stage: four wgmma k16 steps on buffer `stage`.
+  /// One stage: kTile / instrK (four) wgmma steps on buffer `stage`.
   Value multiply(Value stage, Value acc);
   void storeAccumulators(Value acc);
   /// With split_k: the kernel that adds the partial sums up, in split
@@ -101,6 +101,12 @@ private:
   /// The epilogue's body on accumulator `value` at `row`, `column`: other
   /// operands loaded through their maps, linalg.index the indices.
   Value applyEpilogue(Value value, Value row, Value column);
+  /// The final value of the sum at `row`, `column`: the fill's value
+  /// added, then the epilogue applied.
+  Value finish(Value sum, Value row, Value column);
+  /// Where final values go: the epilogue's result or the matmul's, as a
+  /// matrix.
+  Value resultMatrix();
   /// The anchor's loop indices of GEMM row `row`, column `column`: (row,
   /// column), the batch first; for a convolution (n, oh, ow, f).
   SmallVector<Value> anchorIndices(Value row, Value column);
@@ -276,8 +282,9 @@ Value WgmmaKernelBuilder::multiply(Value stage, Value acc) {
           i64(mm.stages * mm.aStageBytes()),
           b.create<arith::MulIOp>(stage64, i64(mm.bStageBytes()))));
   // K-major tiles: 8-row atoms 1024 bytes apart (stride); the leading
-  // offset is unused with a 128-byte swizzle. MN-major B: 64-column slabs
-  // (the leading offset) of 64 K rows, 8-row atoms 1024 bytes apart.
+  // offset is unused with a 128-byte swizzle. MN-major tiles: 64-column
+  // slabs (the leading offset) of kTile K rows, 8-row atoms 1024 bytes
+  // apart.
   uint64_t kMajor = ke::encodeWgmmaDescriptorFields(1 << 4, kSwizzleAtomBytes);
   uint64_t mnMajor = ke::encodeWgmmaDescriptorFields(
       mm.kTile() * kSwizzleRowBytes, kSwizzleAtomBytes);
@@ -334,11 +341,7 @@ void WgmmaKernelBuilder::storeAccumulators(Value acc) {
       nBase, b.create<arith::MulIOp>(
                  b.create<arith::RemUIOp>(lane, index(4)), index(2)));
   // With split_k the raw sums go to this split's partials.
-  Value result =
-      mm.splitK > 1
-          ? partials
-          : asMatrix(mm.epilogue ? mm.epilogue.getDpsInitOperand(0)->get()
-                                 : mm.c);
+  Value result = mm.splitK > 1 ? partials : resultMatrix();
   auto pairType = VectorType::get({2}, getElementTypeOrSelf(result.getType()));
   for (int64_t slab = 0; slab < mm.blockN / 8; ++slab) {
     Value col = b.create<arith::AddIOp>(column, index(slab * 8));
@@ -363,14 +366,8 @@ void WgmmaKernelBuilder::storeAccumulators(Value acc) {
       SmallVector<Value> pair;
       for (int64_t e = 0; e < 2; ++e) {
         Value v = b.create<LLVM::ExtractValueOp>(acc, slab * 4 + half * 2 + e);
-        if (mm.splitK > 1) {
-          pair.push_back(v);
-          continue;
-        }
-        v = b.create<arith::AddFOp>(v, mm.init);
-        if (mm.epilogue)
-          v = applyEpilogue(v, r,
-                            e ? b.create<arith::AddIOp>(col, index(1)) : col);
+        if (mm.splitK == 1)
+          v = finish(v, r, e ? b.create<arith::AddIOp>(col, index(1)) : col);
         pair.push_back(v);
       }
       Value vec = b.create<vector::FromElementsOp>(pairType, pair);
@@ -448,12 +445,19 @@ void WgmmaKernelBuilder::buildSplitReduction() {
     sum = b.create<arith::AddFOp>(
         sum, b.create<memref::LoadOp>(partials,
                                       ValueRange{index(split), row, col}));
+  Value result = resultMatrix();
+  b.create<memref::StoreOp>(finish(sum, row, col), result,
+                            ValueRange{row, col});
+}
+
+Value WgmmaKernelBuilder::finish(Value sum, Value row, Value column) {
   Value v = b.create<arith::AddFOp>(sum, mm.init);
-  if (mm.epilogue)
-    v = applyEpilogue(v, row, col);
-  Value result = asMatrix(mm.epilogue ? mm.epilogue.getDpsInitOperand(0)->get()
-                                      : mm.c);
-  b.create<memref::StoreOp>(v, result, ValueRange{row, col});
+  return mm.epilogue ? applyEpilogue(v, row, column) : v;
+}
+
+Value WgmmaKernelBuilder::resultMatrix() {
+  return asMatrix(mm.epilogue ? mm.epilogue.getDpsInitOperand(0)->get()
+                              : mm.c);
 }
 
 void WgmmaKernelBuilder::build() {
