@@ -606,6 +606,11 @@ def main():
                         help="ke's f32 contractions as three TF32 products each "
                         "(target cuda:sm_XY+3xtf32, checked at the f32 "
                         "tolerance); PyTorch stays in IEEE f32")
+    parser.add_argument("--mfma-emulation", action="store_true",
+                        help="ke's 16-bit contractions as ROCm's gpu.mfma kernels "
+                        "with MFMA emulated (target cuda:sm_XY+mfma-emulation): "
+                        "checks those kernels on an NVIDIA GPU; their times mean "
+                        "nothing")
     parser.add_argument("--out", default=os.environ.get("OUT") or os.path.join(ROOT, "build", "gpu-bench"),
                         help="output folder (default $OUT)")
     parser.add_argument("--results", help="docs/results.md to update between the gpu markers")
@@ -642,11 +647,15 @@ def main():
     if code != 0:
         sys.exit(f"gpu-bench: {ke_opt} --version failed ({code}): {err[-500:]}")
     capability = torch.cuda.get_device_capability(0)
+    if args.mfma_emulation and not args.chip:
+        args.chip = "sm_90"  # sm_90a would give 16-bit matmuls to gpu.wgmma
     target = "cuda:" + args.chip if args.chip else pick_target(ke_opt, capability)
     if args.allow_tf32:
         target += "+tf32"
     elif args.tf32x3:
         target += "+3xtf32"
+    elif args.mfma_emulation:
+        target += "+mfma-emulation"
     driver = "?"
     if shutil.which("nvidia-smi"):
         code, out, _ = run_ke(["nvidia-smi", "--query-gpu=driver_version",

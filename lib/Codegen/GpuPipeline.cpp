@@ -48,7 +48,15 @@ namespace {
 struct GpuLoweringStep {
   /// CudaTF32, CudaTF32x3 and CudaNoTF32: CUDA targets with +tf32, with
   /// +3xtf32, or with neither.
-  enum Families { AllFamilies, CudaOnly, CudaTF32, CudaTF32x3, CudaNoTF32 };
+  enum Families {
+    AllFamilies,
+    CudaOnly,
+    RocmOnly,
+    CudaTF32,
+    CudaTF32x3,
+    CudaNoTF32,
+    CudaMfmaEmulation
+  };
   std::string text;
   Families families;
   std::function<LogicalResult(ModuleOp)> run;
@@ -59,6 +67,8 @@ struct GpuLoweringStep {
       return true;
     case CudaOnly:
       return target.family == TargetFamily::Cuda;
+    case RocmOnly:
+      return target.family == TargetFamily::Rocm;
     case CudaTF32:
       return target.family == TargetFamily::Cuda && target.allowTF32 &&
              !target.tf32x3;
@@ -66,6 +76,8 @@ struct GpuLoweringStep {
       return target.family == TargetFamily::Cuda && target.tf32x3;
     case CudaNoTF32:
       return target.family == TargetFamily::Cuda && !target.allowTF32;
+    case CudaMfmaEmulation:
+      return target.family == TargetFamily::Cuda && target.emulateMfma;
     }
     return false;
   }
@@ -119,6 +131,16 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
     // before anything maps or outlines.
     list.push_back(passStep({{[] { return createGpuWgmmaMatmulsPass(); }}},
                             GpuLoweringStep::CudaOnly));
+    // And those gpu.mfma marked, CDNA kernels (on +mfma-emulation CUDA
+    // targets with MFMA emulated, to check them).
+    list.push_back(passStep({{[] { return createGpuMfmaMatmulsPass(); }}},
+                            GpuLoweringStep::RocmOnly));
+    list.push_back(passStep({{[] {
+                              GpuMfmaMatmulsPassOptions options;
+                              options.emulate = true;
+                              return createGpuMfmaMatmulsPass(options);
+                            }}},
+                            GpuLoweringStep::CudaMfmaEmulation));
     list.push_back(
         passStep({{[] { return createGpuTransposeSharedTilesPass(); }}}));
     list.push_back(

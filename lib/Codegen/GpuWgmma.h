@@ -3,12 +3,14 @@
 // Private to lib/Codegen (and its unit test). ke-gpu-wgmma-matmuls
 // (GpuWgmmaMatmuls.cpp) builds a kernel from a WgmmaMatmul, which
 // analyzeWgmmaMatmul (GpuWgmmaAnalysis.cpp) reads off an op gpu.wgmma's
-// script marked; encodeWgmmaDescriptorFields gives the constant fields of
+// script marked (the GEMM itself through analyzeMarkedGemm, GpuGemmKernel.h); encodeWgmmaDescriptorFields gives the constant fields of
 // the shared-memory matrix descriptors.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KE_LIB_CODEGEN_GPUWGMMA_H
 #define KE_LIB_CODEGEN_GPUWGMMA_H
+
+#include "GpuGemmKernel.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Value.h"
@@ -33,25 +35,8 @@ inline constexpr int64_t kSwizzleRowBytes = 128, kSwizzleAtomBytes = 1024;
 /// Bytes per cp.async.
 inline constexpr int64_t kCopyBytes = 16;
 
-/// A channels-last 2-D convolution as an implicit GEMM: M the output
-/// pixels (n, oh, ow), N the filters, K (kh, kw, c) with c innermost, so
-/// that a K tile (a multiple of 64 channels) is one filter tap's channels:
-/// 128 contiguous bytes of one input pixel.
-struct ConvGeometry {
-  int64_t outH = 0, outW = 0, filterH = 0, filterW = 0, channels = 0;
-  int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
-};
-
-/// What the kernel is built from.
-struct WgmmaMatmul {
-  mlir::linalg::LinalgOp op;
-  /// Set for linalg.conv_2d_nhwc_hwcf (A the input, B the filter as a
-  /// (kh kw c) x f matrix, C the output as a (n oh ow) x f one).
-  std::optional<ConvGeometry> conv;
-  /// A stored K x M (read MN-major, wgmma's transpose-a), B stored N x K
-  /// (K-major).
-  bool batched = false, transposedA = false, transposedB = false;
-  int64_t batch = 1, m = 0, n = 0, k = 0;
+/// What the kernel is built from: the marked GEMM and the knobs.
+struct WgmmaMatmul : MarkedGemm {
   int64_t blockM = 0, blockN = 0, stages = 0;
   /// Block tile rows that sweep the columns together (grouped
   /// rasterization: their B tiles are shared in L2); 1 is row-major.
@@ -60,18 +45,8 @@ struct WgmmaMatmul {
   /// to a scratch buffer that a second kernel adds up in split order,
   /// applying the fill's value and the epilogue; 1: no split.
   int64_t splitK = 1;
-  mlir::Value a, b, c;
-  /// The fill's value, added in the epilogue.
-  mlir::Value init;
-  /// The elementwise consumer marked `ke.wgmma.epilogue`, applied to each
-  /// accumulator before it is stored (then `c` is a temporary that is
-  /// never written), or null.
-  mlir::linalg::LinalgOp epilogue;
-  mlir::Type element;
-
   int64_t warpgroups() const { return blockM / kInstrM; }
   int64_t threads() const { return warpgroups() * kWarpgroupThreads; }
-  int64_t elementBytes() const { return element.getIntOrFloatBitWidth() / 8; }
   /// K elements per stage: one 128-byte swizzle row.
   int64_t kTile() const { return kSwizzleRowBytes / elementBytes(); }
   /// K elements per wgmma.

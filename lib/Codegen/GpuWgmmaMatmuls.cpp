@@ -57,7 +57,6 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 using namespace mlir;
@@ -71,15 +70,14 @@ namespace ke {
 namespace {
 
 /// Builds the kernel of one marked matmul in place of it and its fill.
-class WgmmaKernelBuilder {
+class WgmmaKernelBuilder : GemmKernelBuilder {
 public:
   explicit WgmmaKernelBuilder(WgmmaMatmul matmul)
-      : mm(matmul), b(mm.op->getLoc(), mm.op.getOperation()) {}
+      : GemmKernelBuilder(matmul), mm(matmul) {}
 
   void build();
 
 private:
-  Value index(int64_t v) { return b.create<arith::ConstantIndexOp>(v); }
   Value i64(int64_t v) {
     return b.create<arith::ConstantIntOp>(b.getI64Type(), v);
   }
@@ -87,9 +85,6 @@ private:
   Value swizzledColumn(Value row, Value chunk);
   /// cp.async of k tile `kTile` into buffer `stage`.
   void copyTiles(Value kTile, Value stage);
-  /// A convolution's input element of GEMM row `row` (an output pixel)
-  /// and column `k` of A (a filter tap's channel).
-  SmallVector<Value> convInputIndices(Value row, Value k);
   /// The descriptor of the tile at shared byte address `address`.
   Value descriptor(Value address, uint64_t fields);
   /// One stage: kTile / instrK (four) wgmma steps on buffer `stage`.
@@ -98,25 +93,9 @@ private:
   /// With split_k: the kernel that adds the partial sums up, in split
   /// order, adds the fill's value, applies the epilogue and stores.
   void buildSplitReduction();
-  /// The epilogue's body on accumulator `value` at `row`, `column`: other
-  /// operands loaded through their maps, linalg.index the indices.
-  Value applyEpilogue(Value value, Value row, Value column);
-  /// The final value of the sum at `row`, `column`: the fill's value
-  /// added, then the epilogue applied.
-  Value finish(Value sum, Value row, Value column);
-  /// Where final values go: the epilogue's result or the matmul's, as a
-  /// matrix.
-  Value resultMatrix();
-  /// The anchor's loop indices of GEMM row `row`, column `column`: (row,
-  /// column), the batch first; for a convolution (n, oh, ow, f).
-  SmallVector<Value> anchorIndices(Value row, Value column);
-  /// A convolution's GEMM operands as matrices: the filter (kh kw c) x f,
-  /// an output (n oh ow) x f; other operands as they are.
-  Value asMatrix(Value memref);
 
   WgmmaMatmul mm;
-  ImplicitLocOpBuilder b;
-  Value batchId, mBase, nBase, thread, warpgroup;
+  Value mBase, nBase, thread, warpgroup;
   /// With split_k: the block's split (grid z) and the partial sums.
   Value splitId, partials;
   /// B as the GEMM sees it (see asMatrix).
@@ -124,44 +103,6 @@ private:
   Value aTiles, bTiles, sharedBase;
   LLVM::LLVMStructType accType;
 };
-
-SmallVector<Value> WgmmaKernelBuilder::convInputIndices(Value row, Value k) {
-  const ConvGeometry &g = *mm.conv;
-  SmallVector<Value> pixel = anchorIndices(row, index(0));
-  Value tap = b.create<arith::DivUIOp>(k, index(g.channels));
-  Value channel = b.create<arith::RemUIOp>(k, index(g.channels));
-  Value kh = b.create<arith::DivUIOp>(tap, index(g.filterW));
-  Value kw = b.create<arith::RemUIOp>(tap, index(g.filterW));
-  auto at = [&](Value out, int64_t stride, Value tapIndex, int64_t dilation) {
-    return b.create<arith::AddIOp>(
-        b.create<arith::MulIOp>(out, index(stride)),
-        b.create<arith::MulIOp>(tapIndex, index(dilation)));
-  };
-  return {pixel[0], at(pixel[1], g.strideH, kh, g.dilationH),
-          at(pixel[2], g.strideW, kw, g.dilationW), channel};
-}
-
-SmallVector<Value> WgmmaKernelBuilder::anchorIndices(Value row,
-                                                     Value column) {
-  if (mm.conv) {
-    const ConvGeometry &g = *mm.conv;
-    Value image = b.create<arith::DivUIOp>(row, index(g.outH * g.outW));
-    Value oh = b.create<arith::RemUIOp>(
-        b.create<arith::DivUIOp>(row, index(g.outW)), index(g.outH));
-    Value ow = b.create<arith::RemUIOp>(row, index(g.outW));
-    return {image, oh, ow, column};
-  }
-  if (mm.batched)
-    return {batchId, row, column};
-  return {row, column};
-}
-
-Value WgmmaKernelBuilder::asMatrix(Value memref) {
-  if (!mm.conv || cast<MemRefType>(memref.getType()).getRank() != 4)
-    return memref;
-  SmallVector<ReassociationIndices> groups = {{0, 1, 2}, {3}};
-  return b.create<memref::CollapseShapeOp>(memref, groups);
-}
 
 Value WgmmaKernelBuilder::swizzledColumn(Value row, Value chunk) {
   Value phase = b.create<arith::RemUIOp>(row, index(8));
@@ -385,41 +326,6 @@ void WgmmaKernelBuilder::storeAccumulators(Value acc) {
   }
 }
 
-Value WgmmaKernelBuilder::applyEpilogue(Value value, Value row,
-                                        Value column) {
-  linalg::LinalgOp ep = mm.epilogue;
-  Block *body = ep.getBlock();
-  SmallVector<Value> loops = anchorIndices(row, column);
-  IRMapping mapping;
-  for (OpOperand &operand : ep->getOpOperands()) {
-    BlockArgument arg = body->getArgument(operand.getOperandNumber());
-    if (arg.use_empty())
-      continue;
-    if (operand.get() == mm.c) {
-      mapping.map(arg, value);
-      continue;
-    }
-    if (!isa<MemRefType>(operand.get().getType())) {
-      mapping.map(arg, operand.get());
-      continue;
-    }
-    AffineMap map = ep.getMatchingIndexingMap(&operand);
-    SmallVector<Value> indices;
-    for (AffineExpr expr : map.getResults())
-      indices.push_back(b.create<affine::AffineApplyOp>(
-          AffineMap::get(map.getNumDims(), 0, expr), loops));
-    mapping.map(arg, b.create<memref::LoadOp>(operand.get(), indices));
-  }
-  for (Operation &op : body->without_terminator()) {
-    if (auto indexOp = dyn_cast<linalg::IndexOp>(op)) {
-      mapping.map(indexOp.getResult(), loops[indexOp.getDim()]);
-      continue;
-    }
-    b.clone(op, mapping);
-  }
-  return mapping.lookupOrDefault(body->getTerminator()->getOperand(0));
-}
-
 void WgmmaKernelBuilder::buildSplitReduction() {
   constexpr int64_t kThreads = 256;
   int64_t elements = mm.m * mm.n;
@@ -450,19 +356,8 @@ void WgmmaKernelBuilder::buildSplitReduction() {
                             ValueRange{row, col});
 }
 
-Value WgmmaKernelBuilder::finish(Value sum, Value row, Value column) {
-  Value v = b.create<arith::AddFOp>(sum, mm.init);
-  return mm.epilogue ? applyEpilogue(v, row, column) : v;
-}
-
-Value WgmmaKernelBuilder::resultMatrix() {
-  return asMatrix(mm.epilogue ? mm.epilogue.getDpsInitOperand(0)->get()
-                              : mm.c);
-}
-
 void WgmmaKernelBuilder::build() {
   MLIRContext *ctx = b.getContext();
-  Operation *fill = mm.op->getPrevNode();
   // The partial sums of a split K live in a buffer of the host function
   // (a scratch buffer the runners allocate, ke/Codegen/GpuKernel.h).
   if (mm.splitK > 1)
@@ -479,26 +374,9 @@ void WgmmaKernelBuilder::build() {
   b.setInsertionPointToStart(&body);
   batchId = launch.getBlockIds().z;
   splitId = launch.getBlockIds().z;
-  // Grouped rasterization: blocks run in launch order (x fastest), so
-  // consecutive blocks take group_m tile rows for each tile column before
-  // moving on, and the blocks in flight share their B (and A) tiles in L2.
-  int64_t tileRows = mm.tileRows(), tileCols = mm.tileCols();
-  int64_t group = std::min(mm.groupM, tileRows);
-  Value tileRow = launch.getBlockIds().y, tileCol = launch.getBlockIds().x;
-  if (group > 1) {
-    Value linear = b.create<arith::AddIOp>(
-        b.create<arith::MulIOp>(tileRow, index(tileCols)), tileCol);
-    Value groupSize = index(group * tileCols);
-    Value groupId = b.create<arith::DivUIOp>(linear, groupSize);
-    Value inGroup = b.create<arith::RemUIOp>(linear, groupSize);
-    Value firstRow = b.create<arith::MulIOp>(groupId, index(group));
-    // The last group may have fewer rows.
-    Value rows = b.create<arith::MinUIOp>(
-        b.create<arith::SubIOp>(index(tileRows), firstRow), index(group));
-    tileRow = b.create<arith::AddIOp>(
-        firstRow, b.create<arith::RemUIOp>(inGroup, rows));
-    tileCol = b.create<arith::DivUIOp>(inGroup, rows);
-  }
+  auto [tileRow, tileCol] =
+      rasterize(launch.getBlockIds().y, launch.getBlockIds().x,
+                mm.tileRows(), mm.tileCols(), mm.groupM);
   mBase = b.create<arith::MulIOp>(tileRow, index(mm.blockM));
   nBase = b.create<arith::MulIOp>(tileCol, index(mm.blockN));
   thread = launch.getThreadIds().x;
@@ -597,18 +475,7 @@ void WgmmaKernelBuilder::build() {
     b.setInsertionPointAfter(launch);
     buildSplitReduction();
   }
-
-  Operation *temporary = mm.c.getDefiningOp();
-  if (mm.epilogue)
-    mm.epilogue->erase();
-  mm.op->erase();
-  fill->erase();
-  // The epilogue's input, now never written or read.
-  if (mm.epilogue) {
-    for (Operation *user : llvm::make_early_inc_range(temporary->getUsers()))
-      user->erase();
-    temporary->erase();
-  }
+  eraseMarkedOps();
 }
 
 struct GpuWgmmaMatmulsPass final

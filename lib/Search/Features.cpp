@@ -337,12 +337,13 @@ void writeFeatures(FeatureWriter &f, Operation *anchorOp,
               anchor && anchor->kind == kind);
   llvm::StringRef sketch =
       schedule && schedule->rule ? schedule->rule->getName() : "";
-  // The GPU rules too: gpu.mma and gpu.tile schedule the same matmuls on
-  // tensor cores and on CUDA cores, which tile sizes alone do not tell.
+  // The GPU rules too: gpu.mma (gpu.wgmma, gpu.mfma) and gpu.tile schedule
+  // the same matmuls on tensor (matrix) cores and on CUDA cores, which tile
+  // sizes alone do not tell.
   static constexpr llvm::StringLiteral sketches[] = {
       "cpu.tile",   "cpu.rfactor", "cpu.softmax", "gpu.mma",
-      "gpu.tile",   "gpu.reduce",  "gpu.softmax", "gpu.rownorm",
-      "gpu.elementwise"};
+      "gpu.wgmma",  "gpu.mfma",    "gpu.tile",    "gpu.reduce",
+      "gpu.softmax", "gpu.rownorm", "gpu.elementwise"};
   for (llvm::StringRef name : sketches)
     f.addFlag("sketch." + name, !sketch.empty(), sketch == name);
   f.addFlag("sketch.other", !sketch.empty(),

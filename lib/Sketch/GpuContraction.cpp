@@ -85,6 +85,28 @@ std::optional<MmaContraction> ke::analyzeContraction(Operation *anchor,
   return c;
 }
 
+std::optional<TensorCoreGemm> ke::analyzeTensorCoreGemm(Operation *anchor) {
+  if (std::optional<MmaContraction> c =
+          analyzeContraction(anchor, /*allowTransposedA=*/true))
+    return TensorCoreGemm{*c, {}};
+  auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(anchor);
+  if (!conv || !conv.hasPureTensorSemantics())
+    return std::nullopt;
+  auto op = cast<linalg::LinalgOp>(anchor);
+  SmallVector<int64_t> loops = op.getStaticLoopRanges();
+  if (llvm::any_of(loops, ShapedType::isDynamic))
+    return std::nullopt;
+  TensorCoreGemm g;
+  g.convLoops = loops;
+  g.c.m = loops[0] * loops[1] * loops[2];
+  g.c.n = loops[3];
+  g.c.k = loops[4] * loops[5] * loops[6];
+  g.c.a = getElementTypeOrSelf(conv.getInputs()[0].getType());
+  g.c.b = getElementTypeOrSelf(conv.getInputs()[1].getType());
+  g.c.c = getElementTypeOrSelf(conv.getOutputs()[0].getType());
+  return g;
+}
+
 SmallVector<int64_t>
 ke::dividingChoices(int64_t extent, ArrayRef<int64_t> candidates, int64_t unit) {
   SmallVector<int64_t> choices;
@@ -117,6 +139,34 @@ LoopNestDescription ke::describeMmaNest(const MmaContraction &c,
              false);
   d.threads = t.threads;
   d.vectorLoop = c.batchLoops + 1;
+  d.vectorWidth = t.vectorWidth;
+  return d;
+}
+
+LoopNestDescription ke::describeConvGemmNest(ArrayRef<int64_t> loops,
+                                             const MmaNestTiles &t) {
+  // Output pixels as (oh, ow) rows: `rows` pixels cover min(rows, ow) of a
+  // row and as many rows as that leaves.
+  auto pixels = [&](int64_t rows) {
+    int64_t ow = std::min(rows, loops[2]);
+    int64_t oh = std::min(loops[1], std::max<int64_t>(1, rows / ow));
+    return std::make_pair(oh, ow);
+  };
+  auto [blockOh, blockOw] = pixels(t.blockM);
+  auto [warpOh, warpOw] = pixels(t.warpM);
+  LoopNestDescription d;
+  d.ranges = SmallVector<int64_t>(loops);
+  d.reduction = {false, false, false, false, true, true, true};
+  d.addLevel(TileLevelRole::Threads, {1, blockOh, blockOw, t.blockN, 0, 0, 0},
+             true);
+  d.addLevel(TileLevelRole::Cache, {0, 0, 0, 0, 1, 1, t.kStage}, false);
+  d.addLevel(TileLevelRole::Register, {1, warpOh, warpOw, t.warpN, 0, 0, 0},
+             true);
+  d.addLevel(TileLevelRole::Inner,
+             {1, 1, std::min(t.instrM, warpOw), t.instrN, 1, 1, t.instrK},
+             false);
+  d.threads = t.threads;
+  d.vectorLoop = 3;
   d.vectorWidth = t.vectorWidth;
   return d;
 }

@@ -75,6 +75,19 @@ bool readOperandLayouts(ArrayRef<AffineMap> maps, unsigned batch,
 std::optional<MmaContraction>
 analyzeContraction(mlir::Operation *anchor, bool allowTransposedA = false);
 
+/// The anchor as a GEMM for the sketches that build their kernels in a pass
+/// (gpu.wgmma, gpu.mfma): a matmul or batch matmul (analyzeContraction, A
+/// stored M x K or K x M), or a static channels-last 2-D convolution as an
+/// implicit GEMM (M the output pixels, N the filters, K the filter taps'
+/// channels; the filter is B stored K x N).
+struct TensorCoreGemm {
+  MmaContraction c;
+  /// The convolution's loop ranges (n, oh, ow, f, kh, kw, c), empty for a
+  /// matmul.
+  SmallVector<int64_t> convLoops;
+};
+std::optional<TensorCoreGemm> analyzeTensorCoreGemm(mlir::Operation *anchor);
+
 /// The tiles of a tensor-core matmul's nest, in the matmul's (m, n, k).
 struct MmaNestTiles {
   /// The block's tile (on threads), the K stage, a warp's (or warpgroup's)
@@ -89,6 +102,14 @@ struct MmaNestTiles {
 /// on threads, K stages, warp tiles, instructions; vectors along N.
 LoopNestDescription describeMmaNest(const MmaContraction &c,
                                     const MmaNestTiles &t);
+
+/// The loop nest of a convolution as an implicit GEMM over its own loops
+/// (n, oh, ow, f, kh, kw, c; `convLoops` their ranges): a block's blockM
+/// output pixels described as whole rows of ow where they span them, the K
+/// stages as one filter tap's kStage channels, warp and instruction tiles
+/// likewise; vectors along f.
+LoopNestDescription describeConvGemmNest(ArrayRef<int64_t> convLoops,
+                                         const MmaNestTiles &t);
 
 /// Divisors of `extent` among `candidates` that are multiples of `unit`.
 SmallVector<int64_t> dividingChoices(int64_t extent,

@@ -24,6 +24,8 @@ const SketchRule &getGpuTileRule();
 const SketchRule &getGpuMmaRule();
 /// 16-bit matmuls on Hopper's warpgroup MMA, sm_90a (GpuWgmmaRule.cpp).
 const SketchRule &getGpuWgmmaRule();
+/// 16-bit matmuls on AMD CDNA's matrix cores, MFMA (GpuMfmaRule.cpp).
+const SketchRule &getGpuMfmaRule();
 /// Reductions split across the threads of a block (GpuReduceRule.cpp).
 const SketchRule &getGpuReduceRule();
 /// linalg.softmax over its last dimension, one row per thread

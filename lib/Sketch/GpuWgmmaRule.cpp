@@ -74,39 +74,11 @@ WgmmaTiles tilesFor(const KnobAssignment &knobs) {
           knobs.get("split.k", 1)};
 }
 
-/// The anchor as a GEMM: a matmul or batch matmul (analyzeContraction), or
-/// a channels-last 2-D convolution as an implicit GEMM (M the output pixels,
-/// N the filters, K the filter taps' channels; the filter is B stored
-/// K x N).
-struct WgmmaGemm {
-  MmaContraction c;
-  /// The convolution's loop ranges (n, oh, ow, f, kh, kw, c), empty for a
-  /// matmul.
-  SmallVector<int64_t> convLoops;
-};
-
-std::optional<WgmmaGemm> analyzeGemm(Operation *anchor) {
-  // A stored K x M is read MN-major with wgmma's transpose.
-  if (std::optional<MmaContraction> c =
-          analyzeContraction(anchor, /*allowTransposedA=*/true))
-    return WgmmaGemm{*c, {}};
-  auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(anchor);
-  if (!conv || !conv.hasPureTensorSemantics())
-    return std::nullopt;
-  auto op = cast<linalg::LinalgOp>(anchor);
-  SmallVector<int64_t> loops = op.getStaticLoopRanges();
-  if (llvm::any_of(loops, ShapedType::isDynamic))
-    return std::nullopt;
-  WgmmaGemm g;
-  g.convLoops = loops;
-  g.c.m = loops[0] * loops[1] * loops[2];
-  g.c.n = loops[3];
-  g.c.k = loops[4] * loops[5] * loops[6];
-  g.c.a = getElementTypeOrSelf(conv.getInputs()[0].getType());
-  g.c.b = getElementTypeOrSelf(conv.getInputs()[1].getType());
-  g.c.c = getElementTypeOrSelf(conv.getOutputs()[0].getType());
-  // A K tile (128 bytes) must be one filter tap's channels.
-  if (loops[6] % kTile(g.c.a))
+/// The anchor as a GEMM; a convolution's K tile (128 bytes) must be one
+/// filter tap's channels.
+std::optional<TensorCoreGemm> analyzeGemm(Operation *anchor) {
+  std::optional<TensorCoreGemm> g = analyzeTensorCoreGemm(anchor);
+  if (g && !g->convLoops.empty() && g->convLoops[6] % kTile(g->c.a))
     return std::nullopt;
   return g;
 }
@@ -138,7 +110,7 @@ public:
     // A fused elementwise consumer runs on the accumulators (the epilogue).
     if (!hasMmaEpilogueOnly(anchor))
       return false;
-    std::optional<WgmmaGemm> gemm = analyzeGemm(anchor);
+    std::optional<TensorCoreGemm> gemm = analyzeGemm(anchor);
     if (!gemm)
       return false;
     MmaContraction *c = &gemm->c;
@@ -269,45 +241,16 @@ public:
   LoopNestDescription
   describeLoopNest(Operation *anchor, const TargetDescription &target,
                    const KnobAssignment &knobs) const override {
-    WgmmaGemm gemm = *analyzeGemm(anchor);
+    TensorCoreGemm gemm = *analyzeGemm(anchor);
     MmaContraction &c = gemm.c;
     WgmmaTiles t = tilesFor(knobs);
-    if (!gemm.convLoops.empty())
-      return describeConv(gemm, t);
     // One wgmma spans the block's N; vectors of 8 along it (a 16-byte
     // copy chunk of 16-bit elements, one m16n8 slab of the accumulators).
-    return describeMmaNest(c, {t.blockM, t.blockN, kTile(c.a), kInstrM,
-                               t.blockN, kInstrM, t.blockN, instrK(c.a),
-                               t.threads(), 8});
-  }
-
-private:
-  /// A convolution's nest over its own loops (n, oh, ow, f, kh, kw, c):
-  /// a block's block.m output pixels described as whole rows of ow where
-  /// they span them, the K stages as one filter tap's 128 bytes of
-  /// channels.
-  static LoopNestDescription describeConv(const WgmmaGemm &gemm,
-                                          const WgmmaTiles &t) {
-    ArrayRef<int64_t> loops = gemm.convLoops;
-    int64_t ow = std::min(t.blockM, loops[2]);
-    int64_t oh = std::min(loops[1], std::max<int64_t>(1, t.blockM / ow));
-    int64_t channels = kTile(gemm.c.a);
-    LoopNestDescription d;
-    d.ranges = SmallVector<int64_t>(loops);
-    d.reduction = {false, false, false, false, true, true, true};
-    d.addLevel(TileLevelRole::Threads, {1, oh, ow, t.blockN, 0, 0, 0}, true);
-    d.addLevel(TileLevelRole::Cache, {0, 0, 0, 0, 1, 1, channels}, false);
-    int64_t rowsOw = std::min<int64_t>(kInstrM, ow);
-    d.addLevel(TileLevelRole::Register,
-               {1, std::max<int64_t>(1, kInstrM / rowsOw), rowsOw, t.blockN,
-                0, 0, 0},
-               true);
-    d.addLevel(TileLevelRole::Inner,
-               {1, 1, rowsOw, t.blockN, 1, 1, instrK(gemm.c.a)}, false);
-    d.threads = t.threads();
-    d.vectorLoop = 3;
-    d.vectorWidth = 8;
-    return d;
+    MmaNestTiles tiles{t.blockM,  t.blockN, kTile(c.a), kInstrM, t.blockN,
+                       kInstrM,   t.blockN, instrK(c.a), t.threads(), 8};
+    if (!gemm.convLoops.empty())
+      return describeConvGemmNest(gemm.convLoops, tiles);
+    return describeMmaNest(c, tiles);
   }
 };
 

@@ -9,7 +9,8 @@
 //   CpuSoftmaxRule.cpp        cpu.softmax
 //   GpuMmaRule.cpp            gpu.mma: 16-bit matmuls on tensor cores
 //   GpuWgmmaRule.cpp          gpu.wgmma: the same on sm_90a's wgmma
-//   GpuContraction            what the two share
+//   GpuMfmaRule.cpp           gpu.mfma: the same on CDNA's MFMA (ROCm)
+//   GpuContraction            what the three share
 //   GpuTileRule.cpp           gpu.tile: contractions over blocks, threads
 //   GpuElementwiseRule.cpp    gpu.elementwise
 //   GpuReduceRule.cpp         gpu.reduce: cross-thread reductions
@@ -42,8 +43,10 @@ llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
   // gpu.elementwise takes every structured op, so it comes last.
   // gpu.wgmma (sm_90a only) before gpu.reduce: a 16-bit GEMM with a small
   // output and a long K is the tensor cores' with K split, not a matvec.
+  // gpu.mfma (ROCm CDNA only) likewise.
   static const SketchRule *const cudaRules[] = {
-      &getGpuSoftmaxRule(), &getGpuWgmmaRule(), &getGpuReduceRule(),
+      &getGpuSoftmaxRule(), &getGpuWgmmaRule(), &getGpuMfmaRule(),
+      &getGpuReduceRule(),
       &getGpuMmaRule(),
       &getGpuTileRule(),
       &getGpuRowNormRule(), &getGpuElementwiseRule()};

@@ -150,6 +150,9 @@ std::string ke::describeValidTargets() {
           "and later; changes numerics)";
   text += "\n  cuda:<sm>+3xtf32    f32 contractions as three TF32 products each "
           "(about 21 mantissa bits)";
+  text += "\n  cuda:<sm>+mfma-emulation  16-bit contractions as ROCm's gpu.mfma "
+          "kernels, MFMA emulated (a check of those kernels on NVIDIA GPUs; "
+          "slow)";
   text += "\n  rocm:<gfx>          " + listGpuChips(TargetFamily::Rocm);
   return text;
 }
@@ -169,10 +172,14 @@ llvm::Expected<TargetDescription> ke::parseTarget(StringRef spec) {
     TargetFamily gpuFamily =
         family == "cuda" ? TargetFamily::Cuda : TargetFamily::Rocm;
     auto [chip, option] = model.split('+');
-    bool tf32 = model.contains('+');
-    if (tf32 && option != "tf32" && option != "3xtf32")
-      return invalidTarget(spec, "the GPU target options are +tf32 and "
-                                 "+3xtf32");
+    bool tf32 = option == "tf32" || option == "3xtf32";
+    bool mfmaEmulation = option == "mfma-emulation";
+    if (model.contains('+') && !tf32 && !mfmaEmulation)
+      return invalidTarget(spec, "the GPU target options are +tf32, "
+                                 "+3xtf32 and +mfma-emulation");
+    if (mfmaEmulation && gpuFamily != TargetFamily::Cuda)
+      return invalidTarget(spec, "+mfma-emulation needs a CUDA target (ROCm "
+                                 "targets run MFMA itself)");
     if (tf32 && (gpuFamily != TargetFamily::Cuda ||
                  getCudaComputeCapability(chip) < 80))
       return invalidTarget(spec, "+" + option.str() +
@@ -190,6 +197,7 @@ llvm::Expected<TargetDescription> ke::parseTarget(StringRef spec) {
       t.gpu = arch.gpu;
       t.allowTF32 = tf32;
       t.tf32x3 = option == "3xtf32";
+      t.emulateMfma = mfmaEmulation;
       return t;
     }
     if (!hasModel)
@@ -246,6 +254,7 @@ llvm::json::Value ke::toJSON(const TargetDescription &t) {
     o["max_registers_per_thread"] = t.gpu.maxRegistersPerThread;
     o["allow_tf32"] = t.allowTF32;
     o["tf32x3"] = t.tf32x3;
+    o["emulate_mfma"] = t.emulateMfma;
   }
   return o;
 }

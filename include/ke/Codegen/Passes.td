@@ -248,6 +248,48 @@ def GpuVectorToMmaPass : Pass<"ke-gpu-vector-to-mma", "::mlir::ModuleOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def GpuMfmaMatmulsPass : Pass<"ke-gpu-mfma-matmuls", "::mlir::ModuleOp"> {
+  let summary = "CDNA kernels (MFMA 16x16x16) for matmuls the gpu.mfma "
+                "sketch marked";
+  let description = [{
+    Replaces each bufferized linalg.matmul, linalg.batch_matmul or
+    linalg.conv_2d_nhwc_hwcf marked `ke.mfma = {block_m, block_n, waves_m,
+    waves_n, k_tile, group_m}` (f16 or bf16 operands, an f32 result, A
+    stored M x K or K x M, B K x N or N x K), together with the linalg.fill
+    of its accumulator right before it, by a gpu.launch: waves_m x waves_n
+    64-lane wavefronts per block, one LDS stage of A and B (k_tile K,
+    stored as the operands are, rows padded by 16 bytes), the next stage's
+    16-byte global loads held in registers while this one multiplies, one
+    amdgpu.mfma 16x16x16 per 16x16 accumulator tile and 16 K, and the
+    accumulators stored with the fill's value added. Partial tiles are
+    zero-filled and their stores masked. A consumer marked
+    `ke.mfma.epilogue` (elementwise, reading the result through the identity
+    from a temporary buffer) is applied to each accumulator before the
+    store, and it and the temporary are gone. A marked op this cannot build
+    is a located error. The first step of the ROCm lowering (gfx90a,
+    gfx94x, gfx950).
+
+    With `emulate`, each MFMA is computed by the wavefront's lanes instead:
+    they exchange their operand fragments through shared memory (in the
+    instruction's operand layout) between two block barriers and each lane
+    sums its four results, so that the same kernels run, and are checked,
+    on a CUDA GPU (`cuda:<sm>+mfma-emulation`).
+  }];
+  let options = [
+    Option<"emulate", "emulate", "bool", /*default=*/"false",
+           "Emulate MFMA with shared memory and scalar arithmetic (for "
+           "checking the kernels on other GPUs)">
+  ];
+  let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def GpuWgmmaMatmulsPass : Pass<"ke-gpu-wgmma-matmuls", "::mlir::ModuleOp"> {
   let summary = "Hopper kernels (wgmma, cp.async) for matmuls the gpu.wgmma "
                 "sketch marked";

@@ -88,6 +88,13 @@ struct TargetDescription {
   /// 24 mantissa bits at a third of TF32's speed. Results are checked at
   /// the f32 tolerance. Implies allowTF32 (the same tensor-core schedules).
   bool tf32x3 = false;
+  /// CUDA targets named with `+mfma-emulation`: 16-bit contractions get
+  /// ROCm's gpu.mfma kernels, each MFMA emulated by the wavefront's lanes
+  /// through shared memory with the instruction's documented operand
+  /// layout. Slow; it exists so that the MFMA kernels' tiling, copies,
+  /// fragments and epilogues run and are checked against the reference
+  /// where no AMD GPU is at hand.
+  bool emulateMfma = false;
 
   bool isCpu() const { return family == TargetFamily::Cpu; }
   bool isGpu() const { return family != TargetFamily::Cpu; }

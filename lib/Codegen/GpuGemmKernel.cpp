@@ -1,0 +1,304 @@
+//===- GpuGemmKernel.cpp - What the GEMM kernel builders share ------------===//
+//
+// analyzeMarkedGemm and GemmKernelBuilder (GpuGemmKernel.h): the marked op
+// read as a GEMM with its fill and epilogue, and the kernel parts that do
+// not depend on the matrix unit (wgmma or MFMA).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuGemmKernel.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace ke;
+
+namespace {
+
+/// Finds the consumer marked as the GEMM's epilogue, if any, and checks
+/// that a kernel can apply it per final sum: all loops parallel, one result
+/// written through the identity, the GEMM's result read through the
+/// identity and nowhere else (a temporary buffer).
+LogicalResult analyzeEpilogue(MarkedGemm &mm, StringRef epilogueMark) {
+  for (Operation *next = mm.op->getNextNode(); next;
+       next = next->getNextNode()) {
+    auto consumer = dyn_cast<linalg::LinalgOp>(next);
+    if (!consumer || !consumer->hasAttr(epilogueMark))
+      continue;
+    if (consumer.getNumParallelLoops() != consumer.getNumLoops() ||
+        consumer.getNumLoops() != (mm.conv ? 4u : mm.batched ? 3u : 2u) ||
+        consumer.getNumDpsInits() != 1 || !consumer.hasPureBufferSemantics() ||
+        !consumer.getMatchingIndexingMap(consumer.getDpsInitOperand(0))
+             .isIdentity())
+      return consumer->emitError()
+             << epilogueMark
+             << ": not an elementwise op over the matmul's result";
+    bool readsResult = false;
+    for (OpOperand *input : consumer.getDpsInputOperands()) {
+      if (input->get() != mm.c)
+        continue;
+      if (!consumer.getMatchingIndexingMap(input).isIdentity())
+        return consumer->emitError()
+               << epilogueMark
+               << " reads the matmul's result through a permutation";
+      readsResult = true;
+    }
+    auto alloc = mm.c.getDefiningOp<memref::AllocOp>();
+    if (!readsResult || !alloc)
+      return consumer->emitError()
+             << epilogueMark
+             << " must read the matmul's result from a temporary buffer";
+    for (Operation *user : alloc->getUsers())
+      if (user != mm.op && user != consumer && user != mm.op->getPrevNode() &&
+          !isa<memref::DeallocOp>(user))
+        return user->emitError()
+               << epilogueMark << ": the matmul's result is used here too";
+    mm.epilogue = consumer;
+    return success();
+  }
+  return success();
+}
+
+LogicalResult checkOperands(MarkedGemm &mm, StringRef mark) {
+  for (Value v : {mm.a, mm.b, mm.c}) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
+      return mm.op->emitError() << mark
+                                << " needs static, contiguous operands";
+  }
+  return success();
+}
+
+/// A marked channels-last convolution as an implicit GEMM.
+LogicalResult analyzeConv(MarkedGemm &mm, linalg::Conv2DNhwcHwcfOp conv,
+                          StringRef mark) {
+  mm.a = conv.getInputs()[0];
+  mm.b = conv.getInputs()[1];
+  mm.c = conv.getOutputs()[0];
+  if (failed(checkOperands(mm, mark)))
+    return failure();
+  ArrayRef<int64_t> filter = cast<MemRefType>(mm.b.getType()).getShape();
+  ArrayRef<int64_t> output = cast<MemRefType>(mm.c.getType()).getShape();
+  ConvGeometry g;
+  g.outH = output[1];
+  g.outW = output[2];
+  g.filterH = filter[0];
+  g.filterW = filter[1];
+  g.channels = filter[2];
+  auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
+  auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
+  g.strideH = strides[0];
+  g.strideW = strides[1];
+  g.dilationH = dilations[0];
+  g.dilationW = dilations[1];
+  mm.conv = g;
+  mm.m = output[0] * g.outH * g.outW;
+  mm.n = filter[3];
+  mm.k = g.filterH * g.filterW * g.channels;
+  // B, the filter as (kh kw c) x f, is stored K x N.
+  mm.transposedB = false;
+  return success();
+}
+
+/// A marked matmul or batch matmul: the operand layouts off its maps.
+LogicalResult analyzeMatmul(MarkedGemm &mm, StringRef mark) {
+  linalg::LinalgOp op = mm.op;
+  mm.batched = isa<linalg::BatchMatmulOp>(op);
+  unsigned lead = mm.batched ? 1 : 0, rank = lead + 3;
+  MLIRContext *ctx = op.getContext();
+  auto map = [&](ArrayRef<unsigned> dims) {
+    SmallVector<AffineExpr> exprs;
+    if (mm.batched)
+      exprs.push_back(getAffineDimExpr(0, ctx));
+    for (unsigned d : dims)
+      exprs.push_back(getAffineDimExpr(lead + d, ctx));
+    return AffineMap::get(rank, 0, exprs, ctx);
+  };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if ((maps[0] != map({0, 2}) && maps[0] != map({2, 0})) ||
+      maps[2] != map({0, 1}) ||
+      (maps[1] != map({2, 1}) && maps[1] != map({1, 2})))
+    return op->emitError() << mark
+                           << " takes A stored M x K or K x M, B K x N or "
+                              "N x K";
+  mm.transposedA = maps[0] == map({2, 0});
+  mm.transposedB = maps[1] == map({1, 2});
+  mm.a = op.getDpsInputOperand(0)->get();
+  mm.b = op.getDpsInputOperand(1)->get();
+  mm.c = op.getDpsInitOperand(0)->get();
+  if (failed(checkOperands(mm, mark)))
+    return failure();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (mm.batched)
+    mm.batch = ranges[0];
+  mm.m = ranges[lead];
+  mm.n = ranges[lead + 1];
+  mm.k = ranges[lead + 2];
+  return success();
+}
+
+} // namespace
+
+FailureOr<MarkedGemm> ke::analyzeMarkedGemm(linalg::LinalgOp op,
+                                            StringRef mark,
+                                            StringRef epilogueMark) {
+  MarkedGemm mm;
+  mm.op = op;
+  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp>(
+          op) ||
+      !op.hasPureBufferSemantics())
+    return op->emitError() << mark
+                           << " takes a bufferized linalg.matmul, "
+                              "linalg.batch_matmul or linalg.conv_2d_nhwc_hwcf";
+  if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op.getOperation())) {
+    if (failed(analyzeConv(mm, conv, mark)))
+      return failure();
+  } else if (failed(analyzeMatmul(mm, mark))) {
+    return failure();
+  }
+  mm.element = getElementTypeOrSelf(mm.a.getType());
+  if (mm.element != getElementTypeOrSelf(mm.b.getType()) ||
+      !(mm.element.isF16() || mm.element.isBF16() || mm.element.isF32()) ||
+      !getElementTypeOrSelf(mm.c.getType()).isF32())
+    return op->emitError() << mark
+                           << " takes f16, bf16 or f32 (TF32) operands and "
+                              "an f32 result";
+  // The accumulator's fill, right before the GEMM on the same buffer.
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (!fill || fill.getDpsInitOperand(0)->get() != mm.c)
+    return op->emitError()
+           << mark
+           << " needs the accumulator's linalg.fill right before the matmul";
+  mm.fill = fill;
+  mm.init = fill.getDpsInputOperand(0)->get();
+  if (!mm.init.getType().isF32())
+    return op->emitError() << mark << ": the fill's value must be f32";
+  if (failed(analyzeEpilogue(mm, epilogueMark)))
+    return failure();
+  return mm;
+}
+
+Value GemmKernelBuilder::index(int64_t v) {
+  return b.create<arith::ConstantIndexOp>(v);
+}
+
+SmallVector<Value> GemmKernelBuilder::convInputIndices(Value row, Value k) {
+  const ConvGeometry &g = *gemm.conv;
+  SmallVector<Value> pixel = anchorIndices(row, index(0));
+  Value tap = b.create<arith::DivUIOp>(k, index(g.channels));
+  Value channel = b.create<arith::RemUIOp>(k, index(g.channels));
+  Value kh = b.create<arith::DivUIOp>(tap, index(g.filterW));
+  Value kw = b.create<arith::RemUIOp>(tap, index(g.filterW));
+  auto at = [&](Value out, int64_t stride, Value tapIndex, int64_t dilation) {
+    return b.create<arith::AddIOp>(
+        b.create<arith::MulIOp>(out, index(stride)),
+        b.create<arith::MulIOp>(tapIndex, index(dilation)));
+  };
+  return {pixel[0], at(pixel[1], g.strideH, kh, g.dilationH),
+          at(pixel[2], g.strideW, kw, g.dilationW), channel};
+}
+
+SmallVector<Value> GemmKernelBuilder::anchorIndices(Value row, Value column) {
+  if (gemm.conv) {
+    const ConvGeometry &g = *gemm.conv;
+    Value image = b.create<arith::DivUIOp>(row, index(g.outH * g.outW));
+    Value oh = b.create<arith::RemUIOp>(
+        b.create<arith::DivUIOp>(row, index(g.outW)), index(g.outH));
+    Value ow = b.create<arith::RemUIOp>(row, index(g.outW));
+    return {image, oh, ow, column};
+  }
+  if (gemm.batched)
+    return {batchId, row, column};
+  return {row, column};
+}
+
+Value GemmKernelBuilder::asMatrix(Value memref) {
+  if (!gemm.conv || cast<MemRefType>(memref.getType()).getRank() != 4)
+    return memref;
+  SmallVector<ReassociationIndices> groups = {{0, 1, 2}, {3}};
+  return b.create<memref::CollapseShapeOp>(memref, groups);
+}
+
+Value GemmKernelBuilder::applyEpilogue(Value value, Value row, Value column) {
+  linalg::LinalgOp ep = gemm.epilogue;
+  Block *body = ep.getBlock();
+  SmallVector<Value> loops = anchorIndices(row, column);
+  IRMapping mapping;
+  for (OpOperand &operand : ep->getOpOperands()) {
+    BlockArgument arg = body->getArgument(operand.getOperandNumber());
+    if (arg.use_empty())
+      continue;
+    if (operand.get() == gemm.c) {
+      mapping.map(arg, value);
+      continue;
+    }
+    if (!isa<MemRefType>(operand.get().getType())) {
+      mapping.map(arg, operand.get());
+      continue;
+    }
+    AffineMap map = ep.getMatchingIndexingMap(&operand);
+    SmallVector<Value> indices;
+    for (AffineExpr expr : map.getResults())
+      indices.push_back(b.create<affine::AffineApplyOp>(
+          AffineMap::get(map.getNumDims(), 0, expr), loops));
+    mapping.map(arg, b.create<memref::LoadOp>(operand.get(), indices));
+  }
+  for (Operation &op : body->without_terminator()) {
+    if (auto indexOp = dyn_cast<linalg::IndexOp>(op)) {
+      mapping.map(indexOp.getResult(), loops[indexOp.getDim()]);
+      continue;
+    }
+    b.clone(op, mapping);
+  }
+  return mapping.lookupOrDefault(body->getTerminator()->getOperand(0));
+}
+
+Value GemmKernelBuilder::finish(Value sum, Value row, Value column) {
+  Value v = b.create<arith::AddFOp>(sum, gemm.init);
+  return gemm.epilogue ? applyEpilogue(v, row, column) : v;
+}
+
+Value GemmKernelBuilder::resultMatrix() {
+  return asMatrix(gemm.epilogue ? gemm.epilogue.getDpsInitOperand(0)->get()
+                                : gemm.c);
+}
+
+std::pair<Value, Value> GemmKernelBuilder::rasterize(Value blockY,
+                                                     Value blockX,
+                                                     int64_t tileRows,
+                                                     int64_t tileCols,
+                                                     int64_t group) {
+  group = std::min(group, tileRows);
+  if (group <= 1)
+    return {blockY, blockX};
+  Value linear = b.create<arith::AddIOp>(
+      b.create<arith::MulIOp>(blockY, index(tileCols)), blockX);
+  Value groupSize = index(group * tileCols);
+  Value groupId = b.create<arith::DivUIOp>(linear, groupSize);
+  Value inGroup = b.create<arith::RemUIOp>(linear, groupSize);
+  Value firstRow = b.create<arith::MulIOp>(groupId, index(group));
+  // The last group may have fewer rows.
+  Value rows = b.create<arith::MinUIOp>(
+      b.create<arith::SubIOp>(index(tileRows), firstRow), index(group));
+  Value tileRow =
+      b.create<arith::AddIOp>(firstRow, b.create<arith::RemUIOp>(inGroup, rows));
+  Value tileCol = b.create<arith::DivUIOp>(inGroup, rows);
+  return {tileRow, tileCol};
+}
+
+void GemmKernelBuilder::eraseMarkedOps() {
+  Operation *temporary = gemm.c.getDefiningOp();
+  if (gemm.epilogue)
+    gemm.epilogue->erase();
+  gemm.op->erase();
+  gemm.fill->erase();
+  // The epilogue's input, now never written or read.
+  if (gemm.epilogue) {
+    for (Operation *user : llvm::make_early_inc_range(temporary->getUsers()))
+      user->erase();
+    temporary->erase();
+  }
+}

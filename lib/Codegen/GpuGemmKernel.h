@@ -1,0 +1,120 @@
+//===- GpuGemmKernel.h - What the GEMM kernel builders share -*- C++ -*-===//
+//
+// Private to lib/Codegen. The tensor-core sketches that build their kernels
+// in a pass (gpu.wgmma on Hopper, gpu.mfma on CDNA) only mark the op with
+// their knobs; the passes (GpuWgmmaMatmuls.cpp, GpuMfmaMatmuls.cpp) read the
+// marked op as a GEMM (analyzeMarkedGemm: a matmul, batch matmul or
+// channels-last convolution with its fill and fused elementwise consumer)
+// and build the kernel on GemmKernelBuilder: the operands as matrices, the
+// indices of an implicit GEMM's input, the epilogue applied to a final sum,
+// grouped rasterization of the blocks, and the marked ops' removal.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KE_LIB_CODEGEN_GPUGEMMKERNEL_H
+#define KE_LIB_CODEGEN_GPUGEMMKERNEL_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace ke {
+
+/// A channels-last 2-D convolution as an implicit GEMM: M the output
+/// pixels (n, oh, ow), N the filters, K (kh, kw, c) with c innermost, so
+/// that a K chunk of channels is contiguous in one input pixel.
+struct ConvGeometry {
+  int64_t outH = 0, outW = 0, filterH = 0, filterW = 0, channels = 0;
+  int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
+};
+
+/// A marked matmul, batch matmul or convolution read as a GEMM.
+struct MarkedGemm {
+  mlir::linalg::LinalgOp op;
+  /// Set for linalg.conv_2d_nhwc_hwcf (A the input, B the filter as a
+  /// (kh kw c) x f matrix, C the output as a (n oh ow) x f one).
+  std::optional<ConvGeometry> conv;
+  /// A stored K x M, B stored N x K (K innermost).
+  bool batched = false, transposedA = false, transposedB = false;
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  mlir::Value a, b, c;
+  /// The linalg.fill of the accumulator, right before `op`, and its value,
+  /// added to each final sum.
+  mlir::Operation *fill = nullptr;
+  mlir::Value init;
+  /// The elementwise consumer marked as the epilogue, applied to each final
+  /// sum before it is stored (then `c` is a temporary that is never
+  /// written), or null.
+  mlir::linalg::LinalgOp epilogue;
+  /// The operands' element type (A's and B's are the same).
+  mlir::Type element;
+
+  int64_t elementBytes() const { return element.getIntOrFloatBitWidth() / 8; }
+};
+
+/// Reads `op`, marked with attribute `mark` (also the diagnostics' prefix),
+/// as a GEMM: a bufferized linalg.matmul, linalg.batch_matmul (A stored
+/// M x K or K x M, B K x N or N x K) or linalg.conv_2d_nhwc_hwcf with
+/// static, contiguous operands of one f16, bf16 or f32 element type and an
+/// f32 result; the linalg.fill of its accumulator right before it; the
+/// consumer marked `epilogueMark`, if any. A located error otherwise.
+mlir::FailureOr<MarkedGemm> analyzeMarkedGemm(mlir::linalg::LinalgOp op,
+                                              llvm::StringRef mark,
+                                              llvm::StringRef epilogueMark);
+
+/// The parts of a GEMM kernel that do not depend on the matrix unit.
+class GemmKernelBuilder {
+protected:
+  /// Builds before the marked op.
+  explicit GemmKernelBuilder(const MarkedGemm &marked)
+      : gemm(marked), b(gemm.op->getLoc(), gemm.op.getOperation()) {}
+
+  mlir::Value index(int64_t v);
+  /// A convolution's input element of GEMM row `row` (an output pixel)
+  /// and column `k` of A (a filter tap's channel).
+  mlir::SmallVector<mlir::Value> convInputIndices(mlir::Value row,
+                                                  mlir::Value k);
+  /// The anchor's loop indices of GEMM row `row`, column `column`: (row,
+  /// column), `batchId` first for a batch matmul; for a convolution (n,
+  /// oh, ow, f).
+  mlir::SmallVector<mlir::Value> anchorIndices(mlir::Value row,
+                                               mlir::Value column);
+  /// A convolution's GEMM operands as matrices: the filter (kh kw c) x f,
+  /// an output (n oh ow) x f; other operands as they are.
+  mlir::Value asMatrix(mlir::Value memref);
+  /// The final value of the sum at `row`, `column`: the fill's value added,
+  /// then the epilogue applied (its other operands loaded through their
+  /// maps, linalg.index the anchor's indices).
+  mlir::Value finish(mlir::Value sum, mlir::Value row, mlir::Value column);
+  /// Where final values go: the epilogue's result or the GEMM's, as a
+  /// matrix.
+  mlir::Value resultMatrix();
+  /// The (tile row, tile column) a block computes, from its ids along y and
+  /// x: grouped rasterization, so that consecutive blocks (x fastest) take
+  /// `group` tile rows of each tile column and the blocks in flight share
+  /// their B (and A) tiles in L2; `group` 1 is row-major.
+  std::pair<mlir::Value, mlir::Value> rasterize(mlir::Value blockY,
+                                                mlir::Value blockX,
+                                                int64_t tileRows,
+                                                int64_t tileCols,
+                                                int64_t group);
+  /// Erases the marked op, its fill, its epilogue and the temporary the
+  /// epilogue read, once the kernel replaces them.
+  void eraseMarkedOps();
+
+  MarkedGemm gemm;
+  mlir::ImplicitLocOpBuilder b;
+  /// The block's batch (a batch matmul's), set by the builder.
+  mlir::Value batchId;
+
+private:
+  mlir::Value applyEpilogue(mlir::Value value, mlir::Value row,
+                            mlir::Value column);
+};
+
+} // namespace ke
+
+#endif // KE_LIB_CODEGEN_GPUGEMMKERNEL_H
