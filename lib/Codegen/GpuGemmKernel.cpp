@@ -181,6 +181,24 @@ FailureOr<MarkedGemm> ke::analyzeMarkedGemm(linalg::LinalgOp op,
   return mm;
 }
 
+FailureOr<int64_t> ke::readIntegerKnob(Operation *op, DictionaryAttr knobs,
+                                       StringRef mark, StringRef name) {
+  auto value = knobs.getAs<IntegerAttr>(name);
+  if (!value)
+    return op->emitError() << mark << ": missing integer '" << name << "'";
+  return value.getInt();
+}
+
+SmallVector<linalg::LinalgOp> ke::collectMarkedOps(Operation *root,
+                                                   StringRef mark) {
+  SmallVector<linalg::LinalgOp> marked;
+  root->walk([&](linalg::LinalgOp op) {
+    if (op->hasAttr(mark))
+      marked.push_back(op);
+  });
+  return marked;
+}
+
 Value GemmKernelBuilder::index(int64_t v) {
   return b.create<arith::ConstantIndexOp>(v);
 }

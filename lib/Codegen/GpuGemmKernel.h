@@ -65,6 +65,18 @@ mlir::FailureOr<MarkedGemm> analyzeMarkedGemm(mlir::linalg::LinalgOp op,
                                               llvm::StringRef mark,
                                               llvm::StringRef epilogueMark);
 
+/// Integer knob `name` of the dictionary `mark` put on `op`; a located
+/// error when it is missing.
+mlir::FailureOr<int64_t> readIntegerKnob(mlir::Operation *op,
+                                         mlir::DictionaryAttr knobs,
+                                         llvm::StringRef mark,
+                                         llvm::StringRef name);
+
+/// The ops under `root` marked `mark`, in order (collected before any is
+/// replaced: building a kernel erases them).
+mlir::SmallVector<mlir::linalg::LinalgOp> collectMarkedOps(mlir::Operation *root,
+                                                           llvm::StringRef mark);
+
 /// The parts of a GEMM kernel that do not depend on the matrix unit.
 class GemmKernelBuilder {
 protected:

@@ -77,14 +77,6 @@ struct MfmaMatmul : MarkedGemm {
   int64_t kTiles() const { return llvm::divideCeil(k, kTile); }
 };
 
-FailureOr<int64_t> readKnob(Operation *op, DictionaryAttr knobs,
-                            StringRef name) {
-  auto value = knobs.getAs<IntegerAttr>(name);
-  if (!value)
-    return op->emitError("ke.mfma: missing integer '") << name << "'";
-  return value.getInt();
-}
-
 /// The op gpu.mfma's script marked, as the kernel needs it; a located error
 /// when the kernel cannot be built from it (the sketch checks the same).
 FailureOr<MfmaMatmul> analyzeMfmaMatmul(linalg::LinalgOp op) {
@@ -96,7 +88,7 @@ FailureOr<MfmaMatmul> analyzeMfmaMatmul(linalg::LinalgOp op) {
                        &mm.kTile};
   StringRef names[] = {"block_m", "block_n", "waves_m", "waves_n", "k_tile"};
   for (auto [field, name] : llvm::zip(fields, names)) {
-    FailureOr<int64_t> value = readKnob(op, knobs, name);
+    FailureOr<int64_t> value = readIntegerKnob(op, knobs, kMfmaAttr, name);
     if (failed(value))
       return failure();
     *field = *value;
@@ -504,12 +496,7 @@ struct GpuMfmaMatmulsPass final
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> marked;
-    getOperation()->walk([&](linalg::LinalgOp op) {
-      if (op->hasAttr(kMfmaAttr))
-        marked.push_back(op);
-    });
-    for (linalg::LinalgOp op : marked) {
+    for (linalg::LinalgOp op : collectMarkedOps(getOperation(), kMfmaAttr)) {
       FailureOr<MfmaMatmul> mm = analyzeMfmaMatmul(op);
       if (failed(mm))
         return signalPassFailure();

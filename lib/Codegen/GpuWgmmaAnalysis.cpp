@@ -19,15 +19,6 @@ using namespace ke;
 
 namespace {
 
-/// Reads an integer field of the knob dictionary.
-FailureOr<int64_t> readKnob(Operation *op, DictionaryAttr knobs,
-                            StringRef name) {
-  auto value = knobs.getAs<IntegerAttr>(name);
-  if (!value)
-    return op->emitError("ke.wgmma: missing integer '") << name << "'";
-  return value.getInt();
-}
-
 /// What wgmma needs beyond a GEMM: element types it takes in each layout,
 /// rows cp.async can copy, tiles that fit.
 LogicalResult checkWgmmaFit(WgmmaMatmul &mm) {
@@ -86,9 +77,9 @@ FailureOr<WgmmaMatmul> ke::analyzeWgmmaMatmul(linalg::LinalgOp op) {
   auto knobs = op->getAttrOfType<DictionaryAttr>(kWgmmaAttr);
   if (!knobs)
     return op->emitError("ke.wgmma must be a dictionary");
-  FailureOr<int64_t> blockM = readKnob(op, knobs, "block_m"),
-                     blockN = readKnob(op, knobs, "block_n"),
-                     stages = readKnob(op, knobs, "stages");
+  FailureOr<int64_t> blockM = readIntegerKnob(op, knobs, kWgmmaAttr, "block_m"),
+                     blockN = readIntegerKnob(op, knobs, kWgmmaAttr, "block_n"),
+                     stages = readIntegerKnob(op, knobs, kWgmmaAttr, "stages");
   if (failed(blockM) || failed(blockN) || failed(stages))
     return failure();
   FailureOr<MarkedGemm> gemm = analyzeMarkedGemm(op, kWgmmaAttr, kEpilogueAttr);

@@ -481,12 +481,7 @@ void WgmmaKernelBuilder::build() {
 struct GpuWgmmaMatmulsPass final
     : ke::impl::GpuWgmmaMatmulsPassBase<GpuWgmmaMatmulsPass> {
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> marked;
-    getOperation()->walk([&](linalg::LinalgOp op) {
-      if (op->hasAttr(kWgmmaAttr))
-        marked.push_back(op);
-    });
-    for (linalg::LinalgOp op : marked) {
+    for (linalg::LinalgOp op : collectMarkedOps(getOperation(), kWgmmaAttr)) {
       FailureOr<WgmmaMatmul> mm = analyzeWgmmaMatmul(op);
       if (failed(mm))
         return signalPassFailure();

@@ -4,6 +4,8 @@
 #include "GpuSupport.h"
 #include "RuleSupport.h"
 
+#include "ScriptWriter.h"
+
 #include "ke/Workload/Kernel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -169,4 +171,29 @@ LoopNestDescription ke::describeConvGemmNest(ArrayRef<int64_t> loops,
   d.vectorLoop = 3;
   d.vectorWidth = t.vectorWidth;
   return d;
+}
+
+std::string ke::emitMarkScript(Operation *anchor, StringRef rule,
+                               const KnobAssignment &knobs, StringRef mark,
+                               StringRef knobDictionary, StringRef builder) {
+  ScriptWriter w;
+  w.comment(("sketch " + rule + ": " + knobs.str()).str());
+  std::string op = w.match(anchor->getName().getStringRef(), kAnchorAttr);
+  std::string knobParam = w.fresh("knobs");
+  w.line(knobParam + " = transform.param.constant " + knobDictionary.str() +
+         " -> !transform.any_param");
+  w.comment((builder + " builds the kernel from the mark").str());
+  w.line("transform.annotate " + op + " \"" + mark.str() + "\" = " +
+         knobParam + " : !transform.any_op, !transform.any_param");
+  if (findKernelNeighbours(anchor).consumer) {
+    std::string consumer = w.match("", kConsumerAttr);
+    w.line("transform.annotate " + consumer + " \"" + mark.str() +
+           ".epilogue\" : !transform.any_op");
+  }
+  std::string func = w.fresh("func");
+  w.line(func + " = transform.structured.match ops{[\"func.func\"]} in "
+                "%root : (!transform.any_op) -> !transform.any_op");
+  w.line(w.fresh("func") + " = transform.bufferization.one_shot_bufferize " +
+         func + " : (!transform.any_op) -> !transform.any_op");
+  return w.finish();
 }

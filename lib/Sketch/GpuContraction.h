@@ -88,6 +88,15 @@ struct TensorCoreGemm {
 };
 std::optional<TensorCoreGemm> analyzeTensorCoreGemm(mlir::Operation *anchor);
 
+/// The script of a sketch whose kernel a lowering pass builds (gpu.wgmma,
+/// gpu.mfma): the anchor annotated `mark` = `knobDictionary` (the text of
+/// a dictionary of i64 knobs), its fused consumer, if any, `mark`.epilogue,
+/// and the function bufferized. `builder` names the pass in a comment.
+std::string emitMarkScript(mlir::Operation *anchor, llvm::StringRef rule,
+                           const KnobAssignment &knobs, llvm::StringRef mark,
+                           llvm::StringRef knobDictionary,
+                           llvm::StringRef builder);
+
 /// The tiles of a tensor-core matmul's nest, in the matmul's (m, n, k).
 struct MmaNestTiles {
   /// The block's tile (on threads), the K stage, a warp's (or warpgroup's)

@@ -28,7 +28,6 @@
 #include "GpuRules.h"
 #include "GpuSupport.h"
 #include "RuleSupport.h"
-#include "ScriptWriter.h"
 
 #include "ke/Workload/Kernel.h"
 
@@ -189,31 +188,15 @@ public:
   std::string emitScript(Operation *anchor, const TargetDescription &target,
                          const KnobAssignment &knobs) const override {
     MfmaTiles t = tilesFor(knobs);
-    ScriptWriter w;
-    w.comment("sketch gpu.mfma: " + knobs.str());
-    std::string matmul =
-        w.match(anchor->getName().getStringRef(), kAnchorAttr);
-    std::string knobParam = w.fresh("knobs");
-    w.line(llvm::formatv(
-        "{0} = transform.param.constant {{block_m = {1} : i64, block_n = "
-        "{2} : i64, waves_m = {3} : i64, waves_n = {4} : i64, k_tile = {5} "
-        ": i64, group_m = {6} : i64} -> !transform.any_param",
-        knobParam, t.blockM, t.blockN, t.wavesM, t.wavesN, t.kTile,
-        t.groupM));
-    w.comment("ke-gpu-mfma-matmuls builds the kernel from the mark");
-    w.line("transform.annotate " + matmul + " \"ke.mfma\" = " + knobParam +
-           " : !transform.any_op, !transform.any_param");
-    if (findKernelNeighbours(anchor).consumer) {
-      std::string consumer = w.match("", kConsumerAttr);
-      w.line("transform.annotate " + consumer +
-             " \"ke.mfma.epilogue\" : !transform.any_op");
-    }
-    std::string func = w.fresh("func");
-    w.line(func + " = transform.structured.match ops{[\"func.func\"]} in "
-                  "%root : (!transform.any_op) -> !transform.any_op");
-    w.line(w.fresh("func") + " = transform.bufferization.one_shot_bufferize " +
-           func + " : (!transform.any_op) -> !transform.any_op");
-    return w.finish();
+    return emitMarkScript(
+        anchor, getName(), knobs, "ke.mfma",
+        llvm::formatv("{{block_m = {0} : i64, block_n = {1} : i64, waves_m = "
+                      "{2} : i64, waves_n = {3} : i64, k_tile = {4} : i64, "
+                      "group_m = {5} : i64}",
+                      t.blockM, t.blockN, t.wavesM, t.wavesN, t.kTile,
+                      t.groupM)
+            .str(),
+        "ke-gpu-mfma-matmuls");
   }
 
   LoopNestDescription

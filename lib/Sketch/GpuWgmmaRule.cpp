@@ -27,7 +27,6 @@
 #include "GpuRules.h"
 #include "GpuSupport.h"
 #include "RuleSupport.h"
-#include "ScriptWriter.h"
 
 #include "ke/Workload/Kernel.h"
 
@@ -209,33 +208,16 @@ public:
   std::string emitScript(Operation *anchor, const TargetDescription &target,
                          const KnobAssignment &knobs) const override {
     WgmmaTiles t = tilesFor(knobs);
-    ScriptWriter w;
-    w.comment("sketch gpu.wgmma: " + knobs.str());
-    std::string matmul =
-        w.match(anchor->getName().getStringRef(), kAnchorAttr);
-    std::string knobParam = w.fresh("knobs");
     std::string split =
         t.splitK > 1 ? llvm::formatv(", split_k = {0} : i64", t.splitK).str()
                      : "";
-    w.line(llvm::formatv("{0} = transform.param.constant {{block_m = {1} : "
-                         "i64, block_n = {2} : i64, stages = {3} : i64, "
-                         "group_m = {4} : i64{5}} -> !transform.any_param",
-                         knobParam, t.blockM, t.blockN, t.stages, t.groupM,
-                         split));
-    w.comment("ke-gpu-wgmma-matmuls builds the kernel from the mark");
-    w.line("transform.annotate " + matmul + " \"ke.wgmma\" = " + knobParam +
-           " : !transform.any_op, !transform.any_param");
-    if (findKernelNeighbours(anchor).consumer) {
-      std::string consumer = w.match("", kConsumerAttr);
-      w.line("transform.annotate " + consumer +
-             " \"ke.wgmma.epilogue\" : !transform.any_op");
-    }
-    std::string func = w.fresh("func");
-    w.line(func + " = transform.structured.match ops{[\"func.func\"]} in "
-                  "%root : (!transform.any_op) -> !transform.any_op");
-    w.line(w.fresh("func") + " = transform.bufferization.one_shot_bufferize " +
-           func + " : (!transform.any_op) -> !transform.any_op");
-    return w.finish();
+    return emitMarkScript(
+        anchor, getName(), knobs, "ke.wgmma",
+        llvm::formatv("{{block_m = {0} : i64, block_n = {1} : i64, stages = "
+                      "{2} : i64, group_m = {3} : i64{4}}",
+                      t.blockM, t.blockN, t.stages, t.groupM, split)
+            .str(),
+        "ke-gpu-wgmma-matmuls");
   }
 
   LoopNestDescription

@@ -4,7 +4,7 @@
 // mma.sync's m16n8k16.
 // RUN: ke-opt sketches %s --target cuda:sm_90 | FileCheck %s
 // RUN: ke-opt sketches %s --target cuda:sm_75 | FileCheck %s --check-prefix=OLD
-// RUN: ke-opt sketches %s --target rocm:gfx942 | FileCheck %s --check-prefix=OLD
+// RUN: ke-opt sketches %s --target rocm:gfx942 | FileCheck %s --check-prefix=ROCM
 
 // CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
 // CHECK-NEXT: // sketch gpu.mma
@@ -28,6 +28,11 @@
 // CHECK-NEXT: transform.apply_patterns.memref.fold_memref_alias_ops
 // OLD-LABEL: // -----// workload {{.*}} linalg.matmul
 // OLD-NEXT: // sketch gpu.tile
+// ROCm has no mma.sync: gpu.mfma (test/Sketch/gpu-mfma.mlir), then gpu.tile.
+// ROCM-LABEL: // -----// workload {{.*}} linalg.matmul
+// ROCM-NEXT: // sketch gpu.mfma
+// ROCM-NOT: gpu.mma
+// ROCM: // sketch gpu.tile
 func.func @bf16(%a: tensor<256x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<256x128xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<256x128xf32>
