@@ -307,6 +307,20 @@ std::pair<Value, Value> GemmKernelBuilder::rasterize(Value blockY,
   return {tileRow, tileCol};
 }
 
+Value GemmKernelBuilder::insideResult(Value row, Value column, int64_t blockM,
+                                      int64_t blockN) {
+  Value inside;
+  if (gemm.m % blockM)
+    inside =
+        b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, row, index(gemm.m));
+  if (gemm.n % blockN) {
+    Value in = b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, column,
+                                       index(gemm.n));
+    inside = inside ? b.create<arith::AndIOp>(inside, in).getResult() : in;
+  }
+  return inside;
+}
+
 void GemmKernelBuilder::eraseMarkedOps() {
   Operation *temporary = gemm.c.getDefiningOp();
   if (gemm.epilogue)

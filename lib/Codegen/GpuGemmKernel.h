@@ -113,6 +113,10 @@ protected:
                                                 int64_t tileRows,
                                                 int64_t tileCols,
                                                 int64_t group);
+  /// Whether (`row`, `column`) lies inside the result, for blocks of
+  /// `blockM` x `blockN`: null where every tile is whole along both.
+  mlir::Value insideResult(mlir::Value row, mlir::Value column,
+                           int64_t blockM, int64_t blockN);
   /// Erases the marked op, its fill, its epilogue and the temporary the
   /// epilogue read, once the kernel replaces them.
   void eraseMarkedOps();

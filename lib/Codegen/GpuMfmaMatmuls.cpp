@@ -381,15 +381,7 @@ void MfmaKernelBuilder::storeAccumulators(ValueRange acc) {
     for (int64_t i = 0; i < kLaneK; ++i) {
       Value row = b.create<arith::AddIOp>(rowBase, index(tm * kInstr + i));
       // A partial tile's elements outside the result are not stored.
-      Value inside;
-      if (mm.m % mm.blockM)
-        inside = b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, row,
-                                         index(mm.m));
-      if (mm.n % mm.blockN) {
-        Value in = b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, col,
-                                           index(mm.n));
-        inside = inside ? b.create<arith::AndIOp>(inside, in).getResult() : in;
-      }
+      Value inside = insideResult(row, col, mm.blockM, mm.blockN);
       scf::IfOp guard;
       if (inside) {
         guard = b.create<scf::IfOp>(inside, /*withElseRegion=*/false);

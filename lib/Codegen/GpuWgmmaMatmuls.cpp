@@ -291,15 +291,7 @@ void WgmmaKernelBuilder::storeAccumulators(Value acc) {
       // A partial tile's pairs outside the result are neither computed nor
       // stored (N is a multiple of 8: a pair is all in or all out).
       scf::IfOp guard;
-      Value inside;
-      if (mm.m % mm.blockM)
-        inside = b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, r,
-                                         index(mm.m));
-      if (mm.n % mm.blockN) {
-        Value in = b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, col,
-                                           index(mm.n));
-        inside = inside ? b.create<arith::AndIOp>(inside, in).getResult() : in;
-      }
+      Value inside = insideResult(r, col, mm.blockM, mm.blockN);
       if (inside) {
         guard = b.create<scf::IfOp>(inside, /*withElseRegion=*/false);
         b.setInsertionPointToStart(guard.thenBlock());
