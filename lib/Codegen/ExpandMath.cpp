@@ -4,7 +4,7 @@
 // lowerings: exact GELU (math.erf) and torch-mlir's `x ** 2` (math.fpowi
 // with an i64 exponent) would otherwise fail in translation to LLVM IR on
 // the CPU, and call libdevice's __nv_powif(float, int) with an i64 on
-// NVIDIA GPUs.
+// NVIDIA GPUs; math.absi on n-D vectors has no LLVM lowering at all.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,12 +28,35 @@ namespace ke {
 
 namespace {
 
+/// math.absi on vectors of two or more dimensions, which convert-math-to-
+/// llvm leaves alone (it lowers scalars and 1-D vectors to llvm.intr.abs),
+/// as max(x, 0 - x): exact, INT_MIN included (0 - INT_MIN wraps to INT_MIN,
+/// which llvm.intr.abs without the poison flag returns too).
+struct ExpandMultiDimAbsI final : OpRewritePattern<math::AbsIOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(math::AbsIOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<VectorType>(op.getType());
+    if (!type || type.getRank() < 2)
+      return failure();
+    Location loc = op.getLoc();
+    Value zero = arith::ConstantOp::create(rewriter, loc, type,
+                                           rewriter.getZeroAttr(type));
+    Value negated =
+        arith::SubIOp::create(rewriter, loc, zero, op.getOperand());
+    rewriter.replaceOpWithNewOp<arith::MaxSIOp>(op, op.getOperand(), negated);
+    return success();
+  }
+};
+
 struct ExpandMathPass : ke::impl::ExpandMathPassBase<ExpandMathPass> {
   using ExpandMathPassBase::ExpandMathPassBase;
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     math::populateExpansionPatterns(patterns, {"fpowi"});
+    patterns.add<ExpandMultiDimAbsI>(&getContext());
     if (approximateErf) {
       populatePolynomialApproximateErfPattern(patterns);
       populatePolynomialApproximateErfcPattern(patterns);

@@ -34,8 +34,10 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVM/ROCDL/Utils.h"
@@ -44,6 +46,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -101,6 +104,96 @@ void castPrivateAttributions(ModuleOp module) {
       arg.replaceAllUsesExcept(cast, cast);
     }
   });
+}
+
+/// True for a 1-D vector of 16-bit floats whose length is not a power of
+/// two (a thread's row of 5, 6 or 7 elements).
+bool isOddHalfVector(Type type) {
+  auto vector = dyn_cast<VectorType>(type);
+  return vector && vector.getRank() == 1 && !vector.isScalable() &&
+         isa<FloatType>(vector.getElementType()) &&
+         vector.getElementTypeBitWidth() == 16 &&
+         !llvm::isPowerOf2_64(vector.getNumElements());
+}
+
+/// Loads, elementwise ops and stores of 1-D vectors of 16-bit floats whose
+/// length is not a power of two become one op per element. The AMDGPU
+/// backend of LLVM 22 aborts on such vectors once they are extended to f32
+/// (math.exp on vector<7xf16>, or a vector<5xf16> load computed in f32:
+/// "Cannot select: f32 = Constant<-1>"; "Cannot select: ... store ...
+/// trunc to v7f16" for the store of the result).
+void scalarizeOddHalfVectors(ModuleOp module) {
+  SmallVector<Operation *> elementwise;
+  SmallVector<vector::LoadOp> loads;
+  SmallVector<vector::StoreOp> stores;
+  module.walk([&](Operation *op) {
+    if (auto store = dyn_cast<vector::StoreOp>(op)) {
+      if (isOddHalfVector(store.getVectorType()))
+        stores.push_back(store);
+      return;
+    }
+    if (auto load = dyn_cast<vector::LoadOp>(op)) {
+      if (isOddHalfVector(load.getVectorType()))
+        loads.push_back(load);
+      return;
+    }
+    if (op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() == 1 &&
+        op->getNumRegions() == 0 &&
+        (isOddHalfVector(op->getResult(0).getType()) ||
+         llvm::any_of(op->getOperandTypes(), isOddHalfVector)))
+      elementwise.push_back(op);
+  });
+  for (Operation *op : elementwise) {
+    OpBuilder b(op);
+    auto type = cast<VectorType>(op->getResult(0).getType());
+    SmallVector<Value> elements;
+    for (int64_t i = 0; i < type.getNumElements(); ++i) {
+      SmallVector<Value> operands;
+      for (Value operand : op->getOperands())
+        operands.push_back(
+            isa<VectorType>(operand.getType())
+                ? vector::ExtractOp::create(b, op->getLoc(), operand,
+                                            ArrayRef<int64_t>{i})
+                      .getResult()
+                : operand);
+      OperationState state(op->getLoc(), op->getName(), operands,
+                           {type.getElementType()}, op->getAttrs());
+      elements.push_back(b.create(state)->getResult(0));
+    }
+    op->getResult(0).replaceAllUsesWith(
+        vector::FromElementsOp::create(b, op->getLoc(), type, elements));
+    op->erase();
+  }
+  // The element `i` places past `indices` (the last index moves).
+  auto elementIndices = [](OpBuilder &b, Location loc, ValueRange indices,
+                           int64_t i) {
+    SmallVector<Value> moved(indices);
+    moved.back() = arith::AddIOp::create(
+        b, loc, moved.back(), arith::ConstantIndexOp::create(b, loc, i));
+    return moved;
+  };
+  for (vector::LoadOp load : loads) {
+    OpBuilder b(load);
+    SmallVector<Value> elements;
+    for (int64_t i = 0; i < load.getVectorType().getNumElements(); ++i)
+      elements.push_back(memref::LoadOp::create(
+          b, load.getLoc(), load.getBase(),
+          elementIndices(b, load.getLoc(), load.getIndices(), i)));
+    load.getResult().replaceAllUsesWith(vector::FromElementsOp::create(
+        b, load.getLoc(), load.getVectorType(), elements));
+    load.erase();
+  }
+  for (vector::StoreOp store : stores) {
+    OpBuilder b(store);
+    Location loc = store.getLoc();
+    for (int64_t i = 0; i < store.getVectorType().getNumElements(); ++i) {
+      Value element = vector::ExtractOp::create(b, loc, store.getValueToStore(),
+                                                ArrayRef<int64_t>{i});
+      memref::StoreOp::create(b, loc, element, store.getBase(),
+                              elementIndices(b, loc, store.getIndices(), i));
+    }
+    store.erase();
+  }
 }
 
 bool hasDeviceLibs(llvm::StringRef root) {
@@ -170,6 +263,7 @@ LogicalResult ke::runRocdlLowering(ModuleOp kernel,
   if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
     return kernel.emitError("cannot unroll n-D vector.from_elements");
   castPrivateAttributions(kernel);
+  scalarizeOddHalfVectors(kernel);
   return runPipeline(kernel,
                      getRocdlLoweringPasses(target, findRocmDeviceLibRoot()));
 }

@@ -33,3 +33,19 @@ func.func @tanh(%x: vector<4xf32>) -> vector<4xf32> {
   %r = math.tanh %x : vector<4xf32>
   return %r : vector<4xf32>
 }
+
+// math.absi on an n-D vector (convert-math-to-llvm lowers only scalars and
+// 1-D vectors) becomes max(x, 0 - x); 1-D keeps llvm.intr.abs's path.
+// CHECK-LABEL: func.func @absi
+// CHECK-SAME: (%[[X:.*]]: vector<2x3xi32>, %[[Y:.*]]: vector<3xi32>)
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0> : vector<2x3xi32>
+// CHECK: %[[NEG:.*]] = arith.subi %[[ZERO]], %[[X]] : vector<2x3xi32>
+// CHECK: %[[ABS:.*]] = arith.maxsi %[[X]], %[[NEG]] : vector<2x3xi32>
+// CHECK: math.absi %[[Y]] : vector<3xi32>
+// GPU-LABEL: func.func @absi
+// GPU: arith.maxsi
+func.func @absi(%x: vector<2x3xi32>, %y: vector<3xi32>) -> (vector<2x3xi32>, vector<3xi32>) {
+  %r = math.absi %x : vector<2x3xi32>
+  %s = math.absi %y : vector<3xi32>
+  return %r, %s : vector<2x3xi32>, vector<3xi32>
+}

@@ -24,7 +24,10 @@ def ExpandMathPass : Pass<"ke-expand-math"> {
     `approximate-erf=false`, `math.erf` and `math.erfc` on f32 into
     upstream's polynomial approximations
     (those of math-polynomial-approximation, within a few ulp of libm's
-    erff). Other math ops are left to convert-math-to-llvm. The GPU
+    erff). `math.absi` on vectors of two or more dimensions, which
+    convert-math-to-llvm does not lower (it fails in translation), becomes
+    `max(x, 0 - x)`, exact for every value. Other math ops are left to
+    convert-math-to-llvm. The GPU
     lowerings run it with `approximate-erf=false`: libdevice and ocml have
     `erff`, while their `powi` takes an i32 exponent (an i64 one was called
     through a mismatched prototype and read garbage).
