@@ -60,6 +60,8 @@ struct ExpandMathPass : ke::impl::ExpandMathPassBase<ExpandMathPass> {
     if (approximateErf) {
       populatePolynomialApproximateErfPattern(patterns);
       populatePolynomialApproximateErfcPattern(patterns);
+      populateMathPolynomialApproximationPatterns(
+          patterns, [](StringRef name) { return name == "math.exp"; });
     }
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

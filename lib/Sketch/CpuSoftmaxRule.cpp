@@ -88,39 +88,102 @@ public:
     w.line(llvm::formatv("{0} = transform.structured.decompose_interface {1} "
                          ": (!transform.any_op) -> !transform.any_op",
                          parts, softmax));
-    // Each part is tiled into rows across threads, then into one row of
-    // `vec` elements at a time (a reduction part loops over its row), so the
-    // vectorizer sees vector-sized tiles, never whole rows of a big tensor.
+    // The divide (the last part, which decompose_interface returns) is
+    // tiled into rows across threads and the other parts are fused into
+    // that loop, so that a thread's intermediates (the row max, the
+    // exponentials, the row sum) are its own rows only, never whole
+    // tensors (which cost more than the arithmetic at small sizes: fresh
+    // pages on every call). Then each part is tiled into one row of `vec`
+    // elements at a time.
     auto type = cast<RankedTensorType>(
         cast<linalg::SoftmaxOp>(anchor).getInput().getType());
     int64_t rank = type.getRank();
     SoftmaxSizes sizes = getSoftmaxSizes(type, knobs);
-    w.comment("rows across threads, then vector-sized pieces of a row");
-    auto tileParts = [&](llvm::StringRef opName, ArrayRef<int64_t> inner) {
-      std::string parts = w.match(opName);
-      w.line("transform.foreach " + parts + " : !transform.any_op {");
-      w.line("^bb0(%part: !transform.any_op):");
-      w.line(llvm::formatv("  %rows, %forall = transform.structured."
-                           "tile_using_forall %part tile_sizes [{0}] : "
+    auto handles = [&](llvm::StringRef stem, int n) {
+      SmallVector<std::string> names;
+      for (int i = 0; i < n; ++i)
+        names.push_back(w.fresh(stem));
+      return names;
+    };
+    SmallVector<std::string> iterators(rank, "#linalg.iterator_type<parallel>");
+    auto matchGenerics = [&](bool reduction) {
+      iterators.back() = reduction ? "#linalg.iterator_type<reduction>"
+                                   : "#linalg.iterator_type<parallel>";
+      std::string all = w.fresh(reduction ? "reductions" : "elementwise");
+      w.line(llvm::formatv("{0} = transform.structured.match "
+                           "ops{{[\"linalg.generic\"]} attributes "
+                           "{{iterator_types = [{1}]} in %root : "
+                           "(!transform.any_op) -> !transform.any_op",
+                           all, llvm::join(iterators, ", ")));
+      return all;
+    };
+    auto split = [&](const std::string &all, llvm::StringRef stem) {
+      SmallVector<std::string> parts = handles(stem, 2);
+      w.line(llvm::formatv("{0}, {1} = transform.split_handle {2} : "
                            "(!transform.any_op) -> (!transform.any_op, "
                            "!transform.any_op)",
-                           sizes.rows));
-      std::string types = "!transform.any_op";
-      SmallVector<std::string> loops;
-      for (size_t i = 0; i < inner.size(); ++i) {
-        loops.push_back("%l" + std::to_string(i));
-        types += ", !transform.any_op";
-      }
-      w.line(llvm::formatv("  %piece, {0} = transform.structured."
-                           "tile_using_for %rows tile_sizes {1} : "
-                           "(!transform.any_op) -> ({2})",
-                           llvm::join(loops, ", "), ScriptWriter::list(inner),
-                           types));
-      w.line("}");
+                           parts[0], parts[1], all));
+      return parts;
     };
-    tileParts("linalg.generic", sizes.rowTiles);
+    w.comment("the parts in order: max, exp, sum, divide and their fills");
+    SmallVector<std::string> reductions = split(matchGenerics(true), "red");
+    SmallVector<std::string> elementwise = split(matchGenerics(false), "ew");
+    SmallVector<std::string> fills = split(w.match("linalg.fill"), "fill");
+    w.comment("rows across threads: the divide's, the rest fused into them");
+    std::string forall = w.fresh("forall"), divide = w.fresh("divide");
+    w.line(llvm::formatv("{0}, {1} = transform.structured.tile_using_forall "
+                         "{2} tile_sizes [{3}] : (!transform.any_op) -> "
+                         "(!transform.any_op, !transform.any_op)",
+                         divide, forall, elementwise[1], sizes.rows));
+    // Producers before their producers: each is used in the loop by then.
+    std::string producers[] = {reductions[1], fills[1], elementwise[0],
+                               reductions[0], fills[0]};
+    SmallVector<std::string> fused;
+    for (const std::string &producer : producers) {
+      std::string op = w.fresh("fused"), loop = w.fresh("forall");
+      w.line(llvm::formatv("{0}, {1} = transform.structured."
+                           "fuse_into_containing_op {2} into {3} : "
+                           "(!transform.any_op, !transform.any_op) -> "
+                           "(!transform.any_op, !transform.any_op)",
+                           op, loop, producer, forall));
+      forall = loop;
+      fused.push_back(op);
+    }
+    w.comment("one row at a time: elementwise parts in `vec` pieces; the max "
+              "and the sum carry `vec` partial results across the row and "
+              "combine them once");
+    auto tileFor = [&](const std::string &op, ArrayRef<int64_t> tiles) {
+      std::string loops, types = "!transform.any_op";
+      for (int64_t t : tiles)
+        if (t) {
+          loops += ", " + w.fresh("loop");
+          types += ", !transform.any_op";
+        }
+      std::string tiled = w.fresh("tiled");
+      w.line(llvm::formatv("{0}{1} = transform.structured.tile_using_for {2} "
+                           "tile_sizes {3} : (!transform.any_op) -> ({4})",
+                           tiled, loops, op, ScriptWriter::list(tiles),
+                           types));
+      return tiled;
+    };
+    tileFor(divide, sizes.rowTiles);
+    tileFor(fused[2], sizes.rowTiles);
+    SmallVector<int64_t> oneRow(rank - 1, 1), reductionTile(rank, 0);
+    oneRow.push_back(0);
+    reductionTile.back() = sizes.rowTiles.back();
+    for (const std::string &reduction : {fused[0], fused[3]}) {
+      std::string row = tileFor(reduction, oneRow);
+      w.line(llvm::formatv(
+          "{0}, {1}, {2}, {3} = transform.structured.tile_reduction_using_for "
+          "{4} by tile_sizes = {5} : (!transform.any_op) -> "
+          "(!transform.any_op, !transform.any_op, !transform.any_op, "
+          "!transform.any_op)",
+          w.fresh("init"), w.fresh("partial"), w.fresh("combine"),
+          w.fresh("loop"), row, ScriptWriter::list(reductionTile)));
+    }
     if (rank > 1)
-      tileParts("linalg.fill", sizes.fillTiles);
+      for (const std::string &fill : {fused[1], fused[4]})
+        tileFor(fill, sizes.fillTiles);
     w.vectorizeFunction(
         {"vector.lower_multi_reduction lowering_strategy = \"innerreduction\"",
          "canonicalization"});

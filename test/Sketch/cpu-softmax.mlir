@@ -1,5 +1,8 @@
-// The cpu.softmax sketch: decompose, then rows across threads, then pieces
-// of `vec` elements of a row.
+// The cpu.softmax sketch: decompose; the divide's rows across threads with
+// the other parts fused into that loop (a thread's intermediates are its
+// rows); then one row at a time: the elementwise parts in pieces of `vec`
+// elements, the max and the sum carrying `vec` partial results across the
+// row (tile_reduction_using_for).
 // RUN: ke-opt sketches %s --target cpu:a64fx | FileCheck %s
 // CHECK-LABEL: // -----// workload {{.*}} linalg.softmax
 // CHECK-NEXT: // sketch cpu.softmax
@@ -7,14 +10,26 @@
 // CHECK-NEXT: // knob forall.d0: 1 2 3 4 6 8 {{.*}} 192 [256] 384
 // CHECK-NEXT: // knob vec: 4 8 [16] 32 64
 // CHECK: transform.structured.decompose_interface
-// CHECK: transform.structured.match ops{["linalg.generic"]}
-// CHECK: transform.foreach
-// CHECK: tile_using_forall %part tile_sizes [256]
-// CHECK: tile_using_for %rows tile_sizes [1, 16]
-// CHECK: transform.structured.match ops{["linalg.fill"]}
-// CHECK: transform.foreach
-// CHECK: tile_using_forall %part tile_sizes [256]
-// CHECK: tile_using_for %rows tile_sizes [1]
+// CHECK: %[[RED:.*]] = transform.structured.match ops{["linalg.generic"]} attributes {iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]}
+// CHECK: %[[MAX:.*]], %[[SUM:.*]] = transform.split_handle %[[RED]]
+// CHECK: %[[EW:.*]] = transform.structured.match ops{["linalg.generic"]} attributes {iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]}
+// CHECK: %[[EXP:.*]], %[[DIV:.*]] = transform.split_handle %[[EW]]
+// CHECK: %[[FILLS:.*]] = transform.structured.match ops{["linalg.fill"]}
+// CHECK: %[[FMAX:.*]], %[[FSUM:.*]] = transform.split_handle %[[FILLS]]
+// CHECK: %[[DIVT:.*]], %[[F0:.*]] = transform.structured.tile_using_forall %[[DIV]] tile_sizes [256]
+// CHECK: %[[SUMF:.*]], %[[F1:.*]] = transform.structured.fuse_into_containing_op %[[SUM]] into %[[F0]]
+// CHECK: %[[FSUMF:.*]], %[[F2:.*]] = transform.structured.fuse_into_containing_op %[[FSUM]] into %[[F1]]
+// CHECK: %[[EXPF:.*]], %[[F3:.*]] = transform.structured.fuse_into_containing_op %[[EXP]] into %[[F2]]
+// CHECK: %[[MAXF:.*]], %[[F4:.*]] = transform.structured.fuse_into_containing_op %[[MAX]] into %[[F3]]
+// CHECK: %[[FMAXF:.*]], %{{.*}} = transform.structured.fuse_into_containing_op %[[FMAX]] into %[[F4]]
+// CHECK: tile_using_for %[[DIVT]] tile_sizes [1, 16]
+// CHECK: tile_using_for %[[EXPF]] tile_sizes [1, 16]
+// CHECK: %[[ROW:.*]], %{{.*}} = transform.structured.tile_using_for %[[SUMF]] tile_sizes [1, 0]
+// CHECK: tile_reduction_using_for %[[ROW]] by tile_sizes = [0, 16]
+// CHECK: %[[ROW2:.*]], %{{.*}} = transform.structured.tile_using_for %[[MAXF]] tile_sizes [1, 0]
+// CHECK: tile_reduction_using_for %[[ROW2]] by tile_sizes = [0, 16]
+// CHECK: tile_using_for %[[FSUMF]] tile_sizes [1]
+// CHECK: tile_using_for %[[FMAXF]] tile_sizes [1]
 // CHECK: vectorize_children_and_apply_patterns
 func.func @softmax(%x: tensor<12288x256xf32>, %o: tensor<12288x256xf32>) -> tensor<12288x256xf32> {
   %r = linalg.softmax dimension(1) ins(%x : tensor<12288x256xf32>) outs(%o : tensor<12288x256xf32>) -> tensor<12288x256xf32>

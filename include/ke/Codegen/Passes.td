@@ -22,7 +22,9 @@ def ExpandMathPass : Pass<"ke-expand-math"> {
     arithmetic that lowers anywhere: `math.fpowi` with a constant exponent
     into multiplications (math-expand-ops' fpowi expansion), and, unless
     `approximate-erf=false`, `math.erf` and `math.erfc` on f32 into
-    upstream's polynomial approximations
+    upstream's polynomial approximations, and so is `math.exp` on f32
+    (math-polynomial-approximation's: a vectorized row of exponentials
+    otherwise becomes one libm `expf` call per element on the CPU)
     (those of math-polynomial-approximation, within a few ulp of libm's
     erff). `math.absi` on vectors of two or more dimensions, which
     convert-math-to-llvm does not lower (it fails in translation), becomes
