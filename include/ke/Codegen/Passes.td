@@ -253,6 +253,29 @@ def GpuVectorToMmaPass : Pass<"ke-gpu-vector-to-mma", "::mlir::ModuleOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def WidenReferenceFloatsPass : Pass<"ke-widen-reference-floats"> {
+  let summary = "The CPU reference's float arithmetic in f64";
+  let description = [{
+    Generalizes every linalg op on tensors; one that reads or writes
+    floats narrower than f64 gets f64 outputs (its inits extended by an
+    elementwise generic), the float arithmetic of its body (add, sub, mul,
+    div, rem, neg, min/max, cmpf, select) in f64 with its block arguments
+    and constants widened, and its results rounded to their types once by
+    an elementwise generic after it. Math functions and the body's own
+    truncf/extf stay as written: their operands are rounded to the written
+    types and their results carried on. Ops with regions in their bodies
+    are left as written. The CPU evaluator runs it on the reference's
+    kernel for the outputs candidates are checked against (not for the
+    reference's time): a sequential f32 sum of 10^7 elements is itself off
+    by about 1e-4, and a 16-bit sum accumulated in 16 bits by more than the
+    16-bit tolerance. The device reference computes the same way
+    (ke-gpu-reference-launches).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def GpuMfmaMatmulsPass : Pass<"ke-gpu-mfma-matmuls", "::mlir::ModuleOp"> {
   let summary = "CDNA kernels (MFMA 16x16x16) for matmuls the gpu.mfma "
                 "sketch marked";

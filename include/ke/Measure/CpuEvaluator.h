@@ -68,10 +68,17 @@ private:
   void prepareRun(unsigned set);
   /// In the child, the build step: `script` applied to a copy of the
   /// kernel, lowered with `threads` OpenMP threads (the reference: every
-  /// core) and JIT-compiled. Null after writing the failure's report.
+  /// core) and JIT-compiled; with `inF64`, its float arithmetic widened
+  /// to f64 first (ke-widen-reference-floats: the reference's outputs).
+  /// Null after writing the failure's report.
   std::unique_ptr<CpuExecutable> build(llvm::raw_ostream &report,
                                        llvm::StringRef script, unsigned threads,
-                                       bool isReference) const;
+                                       bool isReference,
+                                       bool inF64 = false) const;
+  /// In the child, one run on input set 0 (a warm-up, or the checked run);
+  /// its seconds, std::nullopt after writing the failure's report.
+  std::optional<double> runOnce(llvm::raw_ostream &report,
+                                CpuExecutable &executable);
   /// In the child, the check step: one run on input set 0 (also the
   /// warm-up), its results checked against the reference (`worst`: the
   /// largest relative error), or with `referenceFile`, written there. The
