@@ -60,11 +60,25 @@ struct ExpandMathPass : ke::impl::ExpandMathPassBase<ExpandMathPass> {
     if (approximateErf) {
       populatePolynomialApproximateErfPattern(patterns);
       populatePolynomialApproximateErfcPattern(patterns);
-      populateMathPolynomialApproximationPatterns(
-          patterns, [](StringRef name) { return name == "math.exp"; });
     }
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+    if (approximateErf) {
+      // math.exp as upstream's polynomial, on scalars and fixed-length
+      // vectors only: on scalable ones (cpu:aarch64) the rewrite left
+      // log_softmax's kernel without scalable code.
+      SmallVector<Operation *> exps;
+      getOperation()->walk([&](math::ExpOp op) {
+        auto vector = dyn_cast<VectorType>(op.getType());
+        if (!vector || !vector.isScalable())
+          exps.push_back(op);
+      });
+      RewritePatternSet exp(&getContext());
+      populateMathPolynomialApproximationPatterns(
+          exp, [](StringRef name) { return name == "math.exp"; });
+      if (failed(applyOpPatternsGreedily(exps, std::move(exp))))
+        return signalPassFailure();
+    }
     if (!expandBf16Casts)
       return;
     // Not inside linalg ops: a named op's body (a bf16 matmul's extf) must

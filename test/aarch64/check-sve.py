@@ -40,9 +40,11 @@ VECTOR_LENGTHS = ("sve128", "sve512")
 SCALABLE = re.compile(r"\t(whilelo|whilelt|cnt[bhwd]|inc[bhwd]|dec[bhwd]|"
                       r"addvl|rdvl)\b|mul vl\]")
 # The small-suite workloads whose kernels are scalable (the rest: fixed).
+# log_softmax is not among them: its kernels are fixed-length (its elementwise
+# part takes math.log); its only `mul vl` instructions were the spills of z
+# registers around libm's expf, gone since exp is a polynomial on the CPU.
 DEFAULT_EXPECT = (r"matmul_rect|matmul_square|matmul_irregular|matmul_bf16|"
-                  r"batch_matmul|relu_chain|sigmoid_chain|log_softmax|layernorm|"
-                  r"rmsnorm")
+                  r"batch_matmul|relu_chain|sigmoid_chain|layernorm|rmsnorm")
 
 
 def error_of(got, want):
