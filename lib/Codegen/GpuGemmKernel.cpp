@@ -321,6 +321,22 @@ Value GemmKernelBuilder::insideResult(Value row, Value column, int64_t blockM,
   return inside;
 }
 
+void GemmKernelBuilder::beginBlockTile(gpu::LaunchOp launch, int64_t blockM,
+                                       int64_t blockN, int64_t groupM) {
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToStart(&body);
+  b.create<gpu::TerminatorOp>();
+  b.setInsertionPointToStart(&body);
+  batchId = launch.getBlockIds().z;
+  auto [tileRow, tileCol] =
+      rasterize(launch.getBlockIds().y, launch.getBlockIds().x,
+                llvm::divideCeil(gemm.m, blockM),
+                llvm::divideCeil(gemm.n, blockN), groupM);
+  mBase = b.create<arith::MulIOp>(tileRow, index(blockM));
+  nBase = b.create<arith::MulIOp>(tileCol, index(blockN));
+  thread = launch.getThreadIds().x;
+}
+
 void GemmKernelBuilder::eraseMarkedOps() {
   Operation *temporary = gemm.c.getDefiningOp();
   if (gemm.epilogue)

@@ -13,6 +13,7 @@
 #ifndef KE_LIB_CODEGEN_GPUGEMMKERNEL_H
 #define KE_LIB_CODEGEN_GPUGEMMKERNEL_H
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/Value.h"
@@ -117,14 +118,22 @@ protected:
   /// `blockM` x `blockN`: null where every tile is whole along both.
   mlir::Value insideResult(mlir::Value row, mlir::Value column,
                            int64_t blockM, int64_t blockN);
+  /// Starts the body of `launch` (a grid of tile columns along x, tile rows
+  /// along y, batches or splits along z): its terminator, then `batchId`,
+  /// the block's first row `mBase` and column `nBase` (grouped
+  /// rasterization by `groupM`, see rasterize) and `thread`; the builder is
+  /// left at the start of the body.
+  void beginBlockTile(mlir::gpu::LaunchOp launch, int64_t blockM,
+                      int64_t blockN, int64_t groupM);
   /// Erases the marked op, its fill, its epilogue and the temporary the
   /// epilogue read, once the kernel replaces them.
   void eraseMarkedOps();
 
   MarkedGemm gemm;
   mlir::ImplicitLocOpBuilder b;
-  /// The block's batch (a batch matmul's), set by the builder.
-  mlir::Value batchId;
+  /// Set by beginBlockTile: the block's batch (a batch matmul's; its split
+  /// with split K), its first row and column of the result, its thread.
+  mlir::Value batchId, mBase, nBase, thread;
 
 private:
   mlir::Value applyEpilogue(mlir::Value value, mlir::Value row,

@@ -32,6 +32,10 @@ LogicalResult lowerVectorTransfers(ModuleOp module) {
                                                  /*maxTransferRank=*/1);
   vector::populateVectorBroadcastLoweringPatterns(patterns);
   vector::populateVectorShapeCastLoweringPatterns(patterns);
+  // n-D insert/extract_strided_slice (a vectorized strided convolution's
+  // register tiles): convert-gpu-to-nvvm has no lowering for them, and the
+  // kernel failed in translation with an unrealized cast.
+  vector::populateVectorInsertExtractStridedSliceTransforms(patterns);
   vector::populateVectorTransposeLoweringPatterns(
       patterns, vector::VectorTransposeLowering::EltWise);
   return applyPatternsGreedily(module, std::move(patterns));

@@ -184,7 +184,7 @@ private:
 
   MfmaMatmul mm;
   bool emulate;
-  Value mBase, nBase, thread, wave, lane, waveRow, waveCol, laneRow, laneK;
+  Value wave, lane, waveRow, waveCol, laneRow, laneK;
   /// With `emulate`: each wave's lanes' operand fragments (A's four
   /// elements, then B's).
   Value exchange;
@@ -403,17 +403,7 @@ void MfmaKernelBuilder::build() {
   auto launch = b.create<gpu::LaunchOp>(
       index(mm.tileCols()), index(mm.tileRows()), index(mm.batch),
       index(mm.threads()), index(1), index(1));
-  Block &body = launch.getBody().front();
-  b.setInsertionPointToStart(&body);
-  b.create<gpu::TerminatorOp>();
-  b.setInsertionPointToStart(&body);
-  batchId = launch.getBlockIds().z;
-  auto [tileRow, tileCol] =
-      rasterize(launch.getBlockIds().y, launch.getBlockIds().x,
-                mm.tileRows(), mm.tileCols(), mm.groupM);
-  mBase = b.create<arith::MulIOp>(tileRow, index(mm.blockM));
-  nBase = b.create<arith::MulIOp>(tileCol, index(mm.blockN));
-  thread = launch.getThreadIds().x;
+  beginBlockTile(launch, mm.blockM, mm.blockN, mm.groupM);
   wave = b.create<arith::DivUIOp>(thread, index(kWaveSize));
   lane = b.create<arith::RemUIOp>(thread, index(kWaveSize));
   waveRow = b.create<arith::DivUIOp>(wave, index(mm.wavesN));

@@ -95,7 +95,7 @@ private:
   void buildSplitReduction();
 
   WgmmaMatmul mm;
-  Value mBase, nBase, thread, warpgroup;
+  Value warpgroup;
   /// With split_k: the block's split (grid z) and the partial sums.
   Value splitId, partials;
   /// B as the GEMM sees it (see asMatrix).
@@ -360,18 +360,8 @@ void WgmmaKernelBuilder::build() {
       index(mm.splitK > 1 ? mm.splitK : mm.batch),
       index(mm.threads()), index(1), index(1),
       b.create<arith::ConstantIntOp>(b.getI32Type(), mm.sharedBytes()));
-  Block &body = launch.getBody().front();
-  b.setInsertionPointToStart(&body);
-  b.create<gpu::TerminatorOp>();
-  b.setInsertionPointToStart(&body);
-  batchId = launch.getBlockIds().z;
-  splitId = launch.getBlockIds().z;
-  auto [tileRow, tileCol] =
-      rasterize(launch.getBlockIds().y, launch.getBlockIds().x,
-                mm.tileRows(), mm.tileCols(), mm.groupM);
-  mBase = b.create<arith::MulIOp>(tileRow, index(mm.blockM));
-  nBase = b.create<arith::MulIOp>(tileCol, index(mm.blockN));
-  thread = launch.getThreadIds().x;
+  beginBlockTile(launch, mm.blockM, mm.blockN, mm.groupM);
+  splitId = batchId;
   warpgroup = b.create<arith::DivUIOp>(thread, index(kWarpgroupThreads));
 
   // The tiles start at the first 1024-byte boundary: the swizzle is a

@@ -431,8 +431,10 @@ def GpuLowerVectorTransfersPass
   let description = [{
     Runs after convert-vector-to-scf{full-unroll}: transposed and
     broadcasting transfers become minor-identity ones, transfers of rank 1
-    become vector.load/store, and n-D broadcasts, transposes and shape casts
-    become 1-D vector ops, which the NVVM and ROCDL conversions handle.
+    become vector.load/store, and n-D broadcasts, transposes, shape casts
+    and insert/extract_strided_slice become 1-D vector ops, which the NVVM
+    and ROCDL conversions handle (the strided slices of the full suite's
+    NCHW strided convolution failed in translation before).
   }];
   let dependentDialects = ["::mlir::vector::VectorDialect",
                            "::mlir::memref::MemRefDialect"];
