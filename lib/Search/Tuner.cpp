@@ -77,6 +77,7 @@ llvm::json::Value TuningResult::toJSON() const {
   o["explored"] = explored;
   o["droplet"] = droplet;
   o["droplet_moves"] = dropletMoves;
+  o["restarts"] = restarts;
   o["previous"] = previous;
   o["stopped"] = stopped;
   llvm::json::Object counts;
@@ -277,9 +278,24 @@ unsigned runRound(WorkloadTuning &w, const TuneOptions &options,
       return measured;
   }
   unsigned measured = w.droplet->runRound(maxTrials);
-  if (!measured)
-    w.result.stopped = w.droplet->isFinished() ? "converged" : "exhausted";
-  return measured;
+  if (measured)
+    return measured;
+  // Converged with budget left: the budget is spent, not abandoned. A new
+  // round of exploration (the evolution and the cost model propose
+  // candidates not measured yet), then droplet search again from the best
+  // so far, which may be one of them.
+  if (w.droplet->isFinished() && !options.stopWhenConverged) {
+    unsigned explored = w.explorer->runRound(
+        std::min(options.explorer.batchSize, maxTrials));
+    if (explored) {
+      w.result.dropletMoves += w.droplet->getNumMoves();
+      w.droplet = std::make_unique<DropletSearch>(*w.task, options.droplet);
+      ++w.result.restarts;
+      return explored;
+    }
+  }
+  w.result.stopped = w.droplet->isFinished() ? "converged" : "exhausted";
+  return 0;
 }
 
 } // namespace
@@ -372,7 +388,7 @@ std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
       if (const MeasuredCandidate *best = w.task->getBest())
         w.result.best = best->record;
       if (w.droplet)
-        w.result.dropletMoves = w.droplet->getNumMoves();
+        w.result.dropletMoves += w.droplet->getNumMoves();
       if (w.result.stopped.empty())
         w.result.stopped = "budget";
     }

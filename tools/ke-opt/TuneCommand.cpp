@@ -34,6 +34,12 @@ static cl::opt<unsigned> explore(
     cl::desc("Candidates explored per workload (evolutionary search with "
              "the cost model) before droplet search refines the best"),
     cl::init(300), cl::sub(getTuneCommand()));
+static cl::opt<bool> stopWhenConverged(
+    "stop-when-converged",
+    cl::desc("End a workload's search when droplet search converges, even "
+             "with budget left (by default the rest of the budget goes to new "
+             "rounds of exploration, each followed by droplet search)"),
+    cl::init(false), cl::sub(getTuneCommand()));
 static cl::opt<SearchStrategy> strategy(
     "search", cl::desc("Search strategy"),
     cl::values(clEnumValN(SearchStrategy::ExploreThenDroplet, "droplet",
@@ -126,6 +132,7 @@ int ke::runTuneCommand() {
   options.trials = trials;
   options.explore = explore;
   options.strategy = strategy;
+  options.stopWhenConverged = stopWhenConverged;
   options.seed = seedOption;
   options.records = records.get();
   options.log = log.get();

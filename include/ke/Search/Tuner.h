@@ -51,6 +51,10 @@ struct TuneOptions {
   TuningDatabase *database = nullptr;
   /// Live progress on stderr.
   bool showProgress = true;
+  /// End a workload's search when droplet search converges, even with
+  /// budget left. By default the rest of the budget goes to new rounds of
+  /// exploration, each followed by droplet search from what it found.
+  bool stopWhenConverged = false;
 };
 
 /// What tuning one workload produced.
@@ -70,6 +74,8 @@ struct TuningResult {
   /// Records of earlier runs taken from the database.
   unsigned previous = 0;
   unsigned dropletMoves = 0;
+  /// Rounds of exploration after droplet search converged with budget left.
+  unsigned restarts = 0;
   std::array<unsigned, kNumErrorClasses> errors{};
   /// Why the search of this workload ended ("budget", "converged",
   /// "exhausted").
