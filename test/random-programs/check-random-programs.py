@@ -17,6 +17,9 @@ Usage: check-random-programs.py KE_OPT [--count N] [--seed S]
            [--targets cpu,cuda:sm_90,rocm:gfx942] [--jobs J] [--keep DIR]
            [--build-dir DIR]
 
+With --files, the given MLIR files are compiled instead of generated ones
+(the full-size suite: `ctest -R compile-full-suite`).
+
 With --build-dir, the pip wheel of ptxas and libdevice that
 scripts/fetch-ptxas.sh installs there serves the CUDA target when
 $KE_PTXAS is unset (as in lit.cfg.py).
@@ -179,6 +182,8 @@ def main():
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--keep", help="write the programs and outputs here")
     parser.add_argument("--build-dir", help="ke's build directory (ptxas wheel)")
+    parser.add_argument("--files", nargs="+",
+                        help="compile these MLIR files instead of random programs")
     args = parser.parse_args()
     if args.build_dir and not os.environ.get("KE_PTXAS"):
         wheel = os.path.join(args.build_dir, "ptxas", "nvidia", "cuda_nvcc",
@@ -190,7 +195,9 @@ def main():
     work = args.keep or tempfile.mkdtemp(prefix="ke-random-programs-")
     os.makedirs(work, exist_ok=True)
     programs = []
-    for i in range(args.count):
+    if args.files:
+        programs = [(path, "file") for path in args.files]
+    for i in range(0 if args.files else args.count):
         text, what = make_program(rng, i)
         path = os.path.join(work, f"random_{i}.mlir")
         with open(path, "w") as f:
@@ -214,9 +221,12 @@ def main():
     for target in targets:
         summary = ", ".join(f"{n} {s}" for s, n in sorted(counts[target].items()))
         print(f"{target}: {summary}")
-    print(f"random programs (seed {args.seed}, {args.count} programs, "
-          f"{len(targets)} targets): {len(jobs) - failures} passed, "
-          f"{failures} failed")
+    if args.files:
+        label = f"{len(programs)} files, {len(targets)} targets"
+    else:
+        label = (f"random programs (seed {args.seed}, {args.count} programs, "
+                 f"{len(targets)} targets)")
+    print(f"{label}: {len(jobs) - failures} passed, {failures} failed")
     if not args.keep:
         import shutil
         shutil.rmtree(work, ignore_errors=True)
