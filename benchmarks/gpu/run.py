@@ -3,12 +3,15 @@
 
 Runs on the GPU machine (CUDA driver, PyTorch; no LLVM needed) with the static
 ke-opt carried there (build/package/ke-opt.xz, unpacked on first use). For
-every problem of the kernel suite (benchmarks/suite/full, or --small):
+every problem of the kernel suite (benchmarks/suite/full, or --small), or of
+another folder (--dir benchmarks/realistic/full: shapes from real models,
+each file naming its PyTorch equivalent in `// torch:` lines):
 
 1. `ke-opt tune FILE --target cuda:sm_XY` (--trials, --explore): every
    candidate is lowered, run on the GPU in a child process, checked against
-   the unscheduled kernel run on the CPU (relative L2 error within the
-   dtype's tolerance) and timed (CUDA events, L2 flushed by reading a buffer
+   the device reference (the unscheduled kernel as plain loops, accumulating
+   in f64: docs/measurement.md; relative L2 error within the dtype's
+   tolerance) and timed (CUDA events, L2 flushed by reading a buffer
    twice its size, inputs rotated, median). The problem's ke time is the sum
    of its kernels' best times (fills and consumers fused into another kernel
    are part of that kernel).
@@ -57,7 +60,6 @@ from results_md import replace_section  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITE = os.path.join(ROOT, "benchmarks", "suite")
-BEGIN, END = "<!-- gpu:begin -->", "<!-- gpu:end -->"
 START = time.time()
 # flop per byte below which a problem is reported against the copy bandwidth
 # (an H100's fp32 ridge point is about 20).
@@ -173,10 +175,31 @@ def nbytes(shape, dtype):
     return n
 
 
-def torch_op(name, tensors, torch):
+def file_torch_lines(path):
+    """The problem file's own PyTorch equivalent: its `// torch:` lines
+    (benchmarks/realistic/generate.py says what they hold), or []."""
+    prefix = "// torch:"
+    with open(path) as f:
+        return [line[len(prefix):].strip() for line in f if line.startswith(prefix)]
+
+
+def torch_op_from_lines(lines, tensors, torch):
+    """Runs every line but the last once (layout changes, outside the
+    timing) and returns the last one's callable."""
+    scope = {"t": tensors, "torch": torch, "F": torch.nn.functional}
+    for statement in lines[:-1]:
+        exec(statement, scope)
+    return eval(lines[-1], scope)
+
+
+def torch_op(name, tensors, torch, path=None):
     """A callable running problem `name` in PyTorch on `tensors` (ke's layouts
     and argument order); layout changes happen here, outside any timing.
-    None when there is no equivalent."""
+    A file with `// torch:` lines says it itself. None when there is no
+    equivalent."""
+    lines = file_torch_lines(path) if path else []
+    if lines:
+        return torch_op_from_lines(lines, tensors, torch)
     F = torch.nn.functional
     cl, cl3 = torch.channels_last, torch.channels_last_3d
     t = tensors
@@ -465,7 +488,7 @@ def run_torch_problem(name, path, torch, flush, seed):
         per_set = sum(nbytes(s, d) for s, d in args)
         for i in range(max(1, min(3, budget // max(per_set, 1)))):
             tensors = random_inputs(args, torch, seed * 1000 + i)
-            fn = torch_op(name, tensors, torch)
+            fn = torch_op(name, tensors, torch, path)
             if fn is None:
                 return {"torch_error": "no PyTorch equivalent"}
             sets.append(fn)
@@ -507,7 +530,8 @@ def markdown(meta, rows):
         f"{bw / 1e9:.0f} GB/s." if bw else "Copy bandwidth: not measured.",
         "Times are medians (CUDA events; before each run the L2 is flushed by reading "
         "a buffer twice its size, so it holds clean lines); ke's are the "
-        "sum of the problem's kernels, each checked against the CPU reference. "
+        "sum of the problem's kernels, each checked against the device reference "
+        "(docs/measurement.md). "
         f"PyTorch: eager, TF32 {'on (ke: +tf32)' if meta.get('target', '').endswith('+tf32') else 'off'}"
         f"{' (ke: +3xtf32)' if meta.get('target', '').endswith('+3xtf32') else ''}. "
         "*vs PyTorch* = PyTorch time / ke time (above 1: "
@@ -538,7 +562,7 @@ def markdown(meta, rows):
     return "\n".join(lines) + "\n"
 
 
-def write_results(out_dir, meta, rows, results_md):
+def write_results(out_dir, meta, rows, results_md, section="gpu"):
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "gpu-results.json"), "w") as f:
         json.dump({"meta": meta, "rows": rows}, f, indent=1)
@@ -546,7 +570,9 @@ def write_results(out_dir, meta, rows, results_md):
     with open(os.path.join(out_dir, "gpu-results.md"), "w") as f:
         f.write(table)
     if results_md:
-        replace_section(results_md, "gpu", table, "GPU: ke against PyTorch")
+        heading = {"gpu": "GPU: ke against PyTorch"}.get(
+            section, f"GPU: ke against PyTorch ({section})")
+        replace_section(results_md, section, table, heading)
     return table
 
 
@@ -614,6 +640,9 @@ def main():
     parser.add_argument("--out", default=os.environ.get("OUT") or os.path.join(ROOT, "build", "gpu-bench"),
                         help="output folder (default $OUT)")
     parser.add_argument("--results", help="docs/results.md to update between the gpu markers")
+    parser.add_argument("--section", default="gpu",
+                        help="the markers' name in --results (gpu: the suite's table; "
+                             "realistic: benchmarks/realistic's)")
     parser.add_argument("--merge", nargs="*", default=[],
                         help="gpu-results.json files of earlier runs to include")
     parser.add_argument("--report-only", action="store_true",
@@ -629,7 +658,7 @@ def main():
         meta = meta or data["meta"]
         rows += data["rows"]
     if args.report_only:
-        print(write_results(args.out, meta, rows, args.results))
+        print(write_results(args.out, meta, rows, args.results, args.section))
         return 0
 
     import torch  # only needed from here on
@@ -709,7 +738,7 @@ def main():
         log(f"[{i + 1}/{len(names)}] {name}: {status}")
         rows.append(row)
         write_results(args.out, meta, rows, None)  # a run cut short keeps its rows
-    table = write_results(args.out, meta, rows, args.results)
+    table = write_results(args.out, meta, rows, args.results, args.section)
     print(table)
     failed = [r["problem"] for r in rows if not r.get("ke_seconds")]
     log(f"{len(rows) - len(failed)}/{len(rows)} problems measured by ke"

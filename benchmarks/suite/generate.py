@@ -74,7 +74,7 @@ def conv(name, op, inp, flt, out, strides, dilations, dims):
     return fn(name, [("i", t(inp, "f32")), ("f", t(flt, "f32"))], body, t(out, "f32"))
 
 
-def pool(name, kind, inp, window, out, stride):
+def pool(name, kind, inp, window, out, stride, layout="nhwc"):
     init = "-3.40282347E+38" if kind == "max" else "0.0"
     scale = ""
     ret = "%r"
@@ -88,7 +88,7 @@ def pool(name, kind, inp, window, out, stride):
         linalg.yield %y : f32
     }} -> {t(out, 'f32')}"""
         ret = "%avg"
-    op = "pooling_nhwc_max" if kind == "max" else "pooling_nhwc_sum"
+    op = f"pooling_{layout}_max" if kind == "max" else f"pooling_{layout}_sum"
     body = f"""
     %z = arith.constant {init} : f32
     %w = tensor.empty() : {t((window, window), 'f32')}

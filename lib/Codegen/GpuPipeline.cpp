@@ -141,6 +141,9 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
                               return createGpuMfmaMatmulsPass(options);
                             }}},
                             GpuLoweringStep::CudaMfmaEmulation));
+    // Softmaxes gpu.softmax marked (rows no tiled schedule takes) become
+    // kernels of their own, on every GPU.
+    list.push_back(passStep({{[] { return createGpuRowSoftmaxPass(); }}}));
     list.push_back(
         passStep({{[] { return createGpuTransposeSharedTilesPass(); }}}));
     list.push_back(

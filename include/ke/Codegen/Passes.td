@@ -276,6 +276,29 @@ def WidenReferenceFloatsPass : Pass<"ke-widen-reference-floats"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def GpuRowSoftmaxPass : Pass<"ke-gpu-row-softmax", "::mlir::ModuleOp"> {
+  let summary = "Softmax kernels for rows of any length, for softmaxes the "
+                "gpu.softmax sketch marked";
+  let description = [{
+    Replaces each bufferized linalg.softmax over the last dimension marked
+    `ke.softmax = {row_threads, rows, vec, warp}` (static, contiguous f16,
+    bf16 or f32 rows) by a gpu.launch: `rows` rows of `row_threads` threads
+    per block; each thread reads its `vec`-element vectors of the row once
+    keeping an online maximum and sum of exponentials, the row's threads
+    combine their pairs (xor shuffles within a warp, shared memory across
+    warps), and a second pass stores exp(x - max) / sum. Vectors past the
+    row (its length need not be a multiple of anything but `vec`) and rows
+    past the last are skipped. Arithmetic is in f32 and rounded once on the
+    store. A marked op this cannot build is a located error.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def GpuMfmaMatmulsPass : Pass<"ke-gpu-mfma-matmuls", "::mlir::ModuleOp"> {
   let summary = "CDNA kernels (MFMA 16x16x16) for matmuls the gpu.mfma "
                 "sketch marked";
