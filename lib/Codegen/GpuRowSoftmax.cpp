@@ -29,7 +29,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GpuGemmKernel.h"
+#include "GpuRowKernel.h"
 
 #include "ke/Codegen/Passes.h"
 
@@ -40,7 +40,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/ImplicitLocOpBuilder.h"
 
 using namespace mlir;
 using namespace ke;
@@ -54,17 +53,11 @@ namespace {
 
 constexpr llvm::StringLiteral kMark = "ke.softmax";
 
-/// A marked softmax as rows, with its knobs.
+/// A marked softmax: its rows and its types.
 struct RowSoftmax {
   linalg::SoftmaxOp op;
-  int64_t rows = 0, cols = 0;
-  int64_t rowThreads = 1, rowsPerBlock = 1, vec = 1, warp = 32;
+  RowGeometry geometry;
   FloatType element, compute;
-
-  int64_t blockThreads() const { return rowThreads * rowsPerBlock; }
-  int64_t blocks() const { return llvm::divideCeil(rows, rowsPerBlock); }
-  /// Vectors per thread in each pass.
-  int64_t steps() const { return llvm::divideCeil(cols, rowThreads * vec); }
 };
 
 /// Reads the mark and checks what the kernel assumes; a located error
@@ -73,19 +66,6 @@ FailureOr<RowSoftmax> analyze(linalg::SoftmaxOp op) {
   auto fail = [&](const Twine &why) {
     return op->emitError() << kMark << ": " << why;
   };
-  auto knobs = op->getAttrOfType<DictionaryAttr>(kMark);
-  if (!knobs)
-    return fail("the mark is not a dictionary");
-  RowSoftmax s;
-  s.op = op;
-  int64_t *fields[] = {&s.rowThreads, &s.rowsPerBlock, &s.vec, &s.warp};
-  const char *names[] = {"row_threads", "rows", "vec", "warp"};
-  for (auto [field, name] : llvm::zip(fields, names)) {
-    FailureOr<int64_t> v = readIntegerKnob(op, knobs, kMark, name);
-    if (failed(v))
-      return failure();
-    *field = *v;
-  }
   auto input = dyn_cast<MemRefType>(op.getInput().getType());
   auto output = dyn_cast<MemRefType>(op.getOutput().getType());
   if (!input || !output || input != output)
@@ -95,93 +75,55 @@ FailureOr<RowSoftmax> analyze(linalg::SoftmaxOp op) {
     return fail("expects static, contiguous rows");
   if (op.getDimension() + 1 != uint64_t(input.getRank()))
     return fail("expects the softmax over the last dimension");
+  RowSoftmax s;
+  s.op = op;
   s.element = dyn_cast<FloatType>(input.getElementType());
   if (!s.element)
     return fail("expects float rows");
   s.compute = s.element.getWidth() > 32 ? s.element
                                         : Float32Type::get(op->getContext());
-  s.cols = input.getShape().back();
-  s.rows = input.getNumElements() / std::max<int64_t>(s.cols, 1);
-  auto isPow2 = [](int64_t v) { return v > 0 && llvm::isPowerOf2_64(v); };
-  if (!isPow2(s.rowThreads) || !isPow2(s.rowsPerBlock) || !isPow2(s.vec) ||
-      !isPow2(s.warp))
-    return fail("row_threads, rows, vec and warp must be powers of two");
-  if (s.cols % s.vec != 0)
-    return fail("vec must divide the row");
-  // The shuffles name every lane of the warp.
-  if (s.blockThreads() % s.warp != 0)
-    return fail("a block must be whole warps");
-  if (s.rows == 0 || s.cols == 0)
-    return fail("expects a non-empty softmax");
+  int64_t cols = input.getShape().back();
+  FailureOr<RowGeometry> geometry = readRowGeometry(
+      op, kMark, cols ? input.getNumElements() / cols : 0, cols);
+  if (failed(geometry))
+    return failure();
+  s.geometry = *geometry;
   return s;
 }
 
-class RowSoftmaxBuilder {
+class RowSoftmaxBuilder : RowKernelBuilder {
 public:
   explicit RowSoftmaxBuilder(RowSoftmax softmax)
-      : s(softmax), b(s.op->getLoc(), s.op.getOperation()) {}
+      : RowKernelBuilder(softmax.op, softmax.geometry), s(softmax) {}
 
   void build();
 
 private:
-  Value index(int64_t v) { return b.create<arith::ConstantIndexOp>(v); }
   Value constant(double v) {
     return b.create<arith::ConstantOp>(s.compute,
                                        b.getFloatAttr(s.compute, v));
   }
-  /// The rows as a 2-D R x C memref.
-  Value asRows(Value memref);
-  /// Whether this thread's vector `step` lies inside its row (null: always).
-  Value inside(Value column);
-  /// The thread's vector `step` of its row, in the compute type.
+  /// The vector of this thread's row at `column`, in the compute type.
   Value load(Value column);
-  /// (m, s) combined with (m2, s2).
-  std::pair<Value, Value> combine(Value m, Value sum, Value m2, Value sum2);
-  /// The row's (m, s) from every thread's: shuffles, then shared memory.
-  std::pair<Value, Value> combineRow(Value m, Value sum);
+  /// (m, s) combined with (m2, s2): the larger maximum, each sum rescaled
+  /// to it.
+  SmallVector<Value> combine(ValueRange a, ValueRange other);
 
   RowSoftmax s;
-  ImplicitLocOpBuilder b;
-  Value input, output, row, lane, rowInBlock, rowInside;
+  Value input, output;
 };
 
-Value RowSoftmaxBuilder::asRows(Value memref) {
-  auto type = cast<MemRefType>(memref.getType());
-  if (type.getRank() == 2)
-    return memref;
-  SmallVector<ReassociationIndices> groups(2);
-  for (int64_t d = 0; d + 1 < type.getRank(); ++d)
-    groups[0].push_back(d);
-  groups[1].push_back(type.getRank() - 1);
-  if (type.getRank() == 1) // one row
-    return b.create<memref::ExpandShapeOp>(
-        MemRefType::get({1, s.cols}, type.getElementType()), memref,
-        ArrayRef<ReassociationIndices>{{0, 1}});
-  return b.create<memref::CollapseShapeOp>(memref, groups);
-}
-
-Value RowSoftmaxBuilder::inside(Value column) {
-  Value result = rowInside;
-  if (s.cols % (s.rowThreads * s.vec) != 0) {
-    Value columnInside = b.create<arith::CmpIOp>(arith::CmpIPredicate::ult,
-                                                 column, index(s.cols));
-    result = result ? b.create<arith::AndIOp>(result, columnInside)
-                    : columnInside;
-  }
-  return result;
-}
-
 Value RowSoftmaxBuilder::load(Value column) {
-  auto vectorType = VectorType::get({s.vec}, s.element);
+  auto vectorType = VectorType::get({g.vec}, s.element);
   Value v = b.create<vector::LoadOp>(vectorType, input,
                                      ValueRange{row, column});
   if (s.element != s.compute)
-    v = b.create<arith::ExtFOp>(VectorType::get({s.vec}, s.compute), v);
+    v = b.create<arith::ExtFOp>(VectorType::get({g.vec}, s.compute), v);
   return v;
 }
 
-std::pair<Value, Value> RowSoftmaxBuilder::combine(Value m, Value sum,
-                                                   Value m2, Value sum2) {
+SmallVector<Value> RowSoftmaxBuilder::combine(ValueRange a, ValueRange other) {
+  Value m = a[0], sum = a[1], m2 = other[0], sum2 = other[1];
   Value top = b.create<arith::MaximumFOp>(m, m2);
   Value scaled = b.create<arith::MulFOp>(
       sum, b.create<math::ExpOp>(b.create<arith::SubFOp>(m, top)));
@@ -190,87 +132,19 @@ std::pair<Value, Value> RowSoftmaxBuilder::combine(Value m, Value sum,
   return {top, b.create<arith::AddFOp>(scaled, scaled2)};
 }
 
-std::pair<Value, Value> RowSoftmaxBuilder::combineRow(Value m, Value sum) {
-  // Within a warp: lanes l and l ^ offset belong to one row for every
-  // offset below the row's threads (rows are aligned groups of lanes).
-  int64_t inWarp = std::min(s.rowThreads, s.warp);
-  auto shuffle = [&](Value v, int64_t offset) {
-    return b
-        .create<gpu::ShuffleOp>(v, int32_t(offset), int32_t(s.warp),
-                                gpu::ShuffleMode::XOR)
-        .getShuffleResult();
-  };
-  for (int64_t offset = inWarp / 2; offset >= 1; offset /= 2)
-    std::tie(m, sum) = combine(m, sum, shuffle(m, offset), shuffle(sum, offset));
-  if (s.rowThreads <= s.warp)
-    return {m, sum};
-
-  // Across the row's warps: each warp's first lane stores the warp's pair,
-  // every thread combines the row's pairs after a barrier.
-  int64_t warpsPerRow = s.rowThreads / s.warp;
-  MLIRContext *ctx = b.getContext();
-  auto workgroup = gpu::AddressSpaceAttr::get(
-      ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
-  auto pairsType = MemRefType::get({s.rowsPerBlock, warpsPerRow}, s.compute,
-                                   AffineMap(), workgroup);
-  Value ms = b.create<memref::AllocOp>(pairsType);
-  Value sums = b.create<memref::AllocOp>(pairsType);
-  Value warpInRow = b.create<arith::DivUIOp>(lane, index(s.warp));
-  Value first = b.create<arith::CmpIOp>(
-      arith::CmpIPredicate::eq,
-      b.create<arith::RemUIOp>(lane, index(s.warp)), index(0));
-  b.create<scf::IfOp>(first, [&](OpBuilder &nested, Location loc) {
-    memref::StoreOp::create(nested, loc, m, ms,
-                            ValueRange{rowInBlock, warpInRow});
-    memref::StoreOp::create(nested, loc, sum, sums,
-                            ValueRange{rowInBlock, warpInRow});
-    scf::YieldOp::create(nested, loc);
-  });
-  b.create<gpu::BarrierOp>();
-  m = b.create<memref::LoadOp>(ms, ValueRange{rowInBlock, index(0)});
-  sum = b.create<memref::LoadOp>(sums, ValueRange{rowInBlock, index(0)});
-  for (int64_t w = 1; w < warpsPerRow; ++w)
-    std::tie(m, sum) =
-        combine(m, sum, b.create<memref::LoadOp>(ms, ValueRange{rowInBlock, index(w)}),
-                b.create<memref::LoadOp>(sums, ValueRange{rowInBlock, index(w)}));
-  return {m, sum};
-}
-
 void RowSoftmaxBuilder::build() {
-  auto launch = b.create<gpu::LaunchOp>(index(s.blocks()), index(1), index(1),
-                                        index(s.blockThreads()), index(1),
-                                        index(1));
-  Block &body = launch.getBody().front();
-  b.setInsertionPointToStart(&body);
-  b.create<gpu::TerminatorOp>();
-  b.setInsertionPointToStart(&body);
-
+  beginLaunch();
   // Views made inside the launch, so that outlining passes the memrefs.
   input = asRows(s.op.getInput());
   output = asRows(s.op.getOutput());
-  Value thread = launch.getThreadIds().x;
-  lane = b.create<arith::RemUIOp>(thread, index(s.rowThreads));
-  rowInBlock = b.create<arith::DivUIOp>(thread, index(s.rowThreads));
-  row = b.create<arith::AddIOp>(
-      b.create<arith::MulIOp>(launch.getBlockIds().x, index(s.rowsPerBlock)),
-      rowInBlock);
-  if (s.rows % s.rowsPerBlock != 0)
-    rowInside = b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, row,
-                                        index(s.rows));
-  auto columnOf = [&](Value step) {
-    return b.create<arith::MulIOp>(
-        b.create<arith::AddIOp>(
-            b.create<arith::MulIOp>(step, index(s.rowThreads)), lane),
-        index(s.vec));
-  };
-  auto vectorType = VectorType::get({s.vec}, s.compute);
+  auto vectorType = VectorType::get({g.vec}, s.compute);
 
   // Pass 1: the thread's online maximum and sum.
   const llvm::fltSemantics &semantics = s.compute.getFloatSemantics();
   Value lowest = b.create<arith::ConstantOp>(
       s.compute,
       b.getFloatAttr(s.compute, llvm::APFloat::getLargest(semantics, true)));
-  auto pass1 = b.create<scf::ForOp>(index(0), index(s.steps()), index(1),
+  auto pass1 = b.create<scf::ForOp>(index(0), index(g.steps()), index(1),
                                     ValueRange{lowest, constant(0)});
   {
     OpBuilder::InsertionGuard guard(b);
@@ -307,12 +181,15 @@ void RowSoftmaxBuilder::build() {
     }
     b.create<scf::YieldOp>(next);
   }
-  Value m, sum;
-  std::tie(m, sum) = combineRow(pass1.getResult(0), pass1.getResult(1));
-  Value inverse = b.create<arith::DivFOp>(constant(1), sum);
+  SmallVector<Value> rowResult =
+      combineRow(pass1.getResults(), [&](ValueRange a, ValueRange other) {
+        return combine(a, other);
+      });
+  Value m = rowResult[0];
+  Value inverse = b.create<arith::DivFOp>(constant(1), rowResult[1]);
 
   // Pass 2: the normalized row.
-  auto pass2 = b.create<scf::ForOp>(index(0), index(s.steps()), index(1));
+  auto pass2 = b.create<scf::ForOp>(index(0), index(g.steps()), index(1));
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(pass2.getBody());
@@ -324,7 +201,7 @@ void RowSoftmaxBuilder::build() {
               x, b.create<vector::BroadcastOp>(vectorType, m))),
           b.create<vector::BroadcastOp>(vectorType, inverse));
       if (s.element != s.compute)
-        y = b.create<arith::TruncFOp>(VectorType::get({s.vec}, s.element), y);
+        y = b.create<arith::TruncFOp>(VectorType::get({g.vec}, s.element), y);
       b.create<vector::StoreOp>(y, output, ValueRange{row, column});
     };
     if (Value in = inside(column)) {
