@@ -144,6 +144,8 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
     // Softmaxes gpu.softmax marked (rows no tiled schedule takes) become
     // kernels of their own, on every GPU.
     list.push_back(passStep({{[] { return createGpuRowSoftmaxPass(); }}}));
+    // Likewise the arg reductions gpu.argrow marked.
+    list.push_back(passStep({{[] { return createGpuRowArgmaxPass(); }}}));
     list.push_back(
         passStep({{[] { return createGpuTransposeSharedTilesPass(); }}}));
     list.push_back(

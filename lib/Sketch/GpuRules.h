@@ -28,9 +28,12 @@ const SketchRule &getGpuWgmmaRule();
 const SketchRule &getGpuMfmaRule();
 /// Reductions split across the threads of a block (GpuReduceRule.cpp).
 const SketchRule &getGpuReduceRule();
-/// linalg.softmax over its last dimension, one row per thread
-/// (GpuSoftmaxRule.cpp).
+/// linalg.softmax over its last dimension: a block or warp per row, or a
+/// kernel built by ke-gpu-row-softmax (GpuSoftmaxRule.cpp).
 const SketchRule &getGpuSoftmaxRule();
+/// argmax / argmin over rows on a kernel built by ke-gpu-row-argmax
+/// (GpuArgRowRule.cpp).
+const SketchRule &getGpuArgRowRule();
 /// An elementwise op with the row reductions it reads (norms, log-softmax):
 /// one row per block, every part split over its threads (GpuRowNormRule.cpp).
 const SketchRule &getGpuRowNormRule();

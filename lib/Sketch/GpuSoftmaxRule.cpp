@@ -37,6 +37,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuRowKernel.h"
 #include "GpuRules.h"
 #include "GpuSupport.h"
 
@@ -66,12 +67,6 @@ struct SoftmaxShape {
   bool hasConsumer = false;
 };
 
-/// The most threads of a row kernel's row, and the most vectors per
-/// thread its default thread count leaves.
-constexpr int64_t kMaxRowThreads = 1024, kDefaultSteps = 8;
-/// A row kernel's default threads per block.
-constexpr int64_t kDefaultBlockThreads = 256;
-
 /// Whether rows of `s` get a block each: the row splits evenly over a warp
 /// or more with chunks that fit in registers.
 /// Thread counts of a block-per-row schedule: multiples of the warp that
@@ -100,43 +95,12 @@ bool isRowKernel(const SoftmaxShape &s, const TargetDescription &target) {
          !isBlockPerRow(s, target);
 }
 
-/// The row kernel's vector widths: 128 bits at most, dividing the row.
-SmallVector<int64_t> rowKernelVectorChoices(const SoftmaxShape &s) {
-  SmallVector<int64_t> choices;
-  for (int64_t v = 1; v * s.elementBits <= 128; v *= 2)
-    if (s.shape.back() % v == 0)
-      choices.push_back(v);
-  return choices;
-}
-
-/// The row kernel's knobs (see the file comment); defaults: the widest
-/// vector, the fewest threads per row that leave each at most
-/// kDefaultSteps vectors, kDefaultBlockThreads threads per block.
-KnobSpace rowKernelKnobs(const SoftmaxShape &s,
-                         const TargetDescription &target) {
-  int64_t cols = s.shape.back();
-  Knob vec{"vec", rowKernelVectorChoices(s), 0};
-  vec.defaultIndex = vec.choices.size() - 1;
-  Knob rowThreads{"row_threads", {}, 0};
-  for (int64_t t = 1; t <= kMaxRowThreads; t *= 2) {
-    rowThreads.choices.push_back(t);
-    if (t >= cols)
-      break;
-  }
-  int64_t v = vec.choices.back();
-  while (rowThreads.defaultIndex + 1 < rowThreads.choices.size() &&
-         llvm::divideCeil(cols, rowThreads.choices[rowThreads.defaultIndex] *
-                                    v) > kDefaultSteps)
-    ++rowThreads.defaultIndex;
-  Knob rows{"rows", {}, 0};
-  for (int64_t r = 1; r <= target.gpu.maxThreadsPerBlock; r *= 2)
-    rows.choices.push_back(r);
-  int64_t t = rowThreads.choices[rowThreads.defaultIndex];
-  rows.defaultIndex = nearestChoice(
-      rows.choices, std::max<int64_t>(1, kDefaultBlockThreads / t));
-  KnobSpace space;
-  space.knobs = {rowThreads, rows, vec};
-  return space;
+/// The rows of `s` for the row kernel's rules.
+RowKernelShape rowKernelShape(const SoftmaxShape &s) {
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < s.shape.size(); ++d)
+    rows *= s.shape[d];
+  return {rows, s.shape.back(), s.elementBits};
 }
 
 /// The block-per-row script (see the file comment).
@@ -203,35 +167,6 @@ std::string emitBlockPerRowScript(const SoftmaxShape &s,
   return w.finish();
 }
 
-/// The row kernel's script: bufferize and mark (see the file comment).
-std::string emitRowKernelScript(const TargetDescription &target,
-                                const KnobAssignment &knobs) {
-  ScriptWriter w;
-  w.comment("sketch gpu.softmax: " + knobs.str());
-  std::string func = w.fresh("func");
-  w.line(func + " = transform.structured.match ops{[\"func.func\"]} in "
-                "%root : (!transform.any_op) -> !transform.any_op");
-  // Marked after bufferization, which rebuilds the op without its
-  // attributes; the kernel's only softmax is the anchor.
-  std::string bufferized = w.fresh("func");
-  w.line(bufferized + " = transform.bufferization.one_shot_bufferize " +
-         func + " : (!transform.any_op) -> !transform.any_op");
-  std::string op = w.fresh("softmax");
-  w.line(op + " = transform.structured.match ops{[\"linalg.softmax\"]} in " +
-         bufferized + " : (!transform.any_op) -> !transform.any_op");
-  std::string mark = w.fresh("knobs");
-  w.line(llvm::formatv("{0} = transform.param.constant {{row_threads = {1} : "
-                       "i64, rows = {2} : i64, vec = {3} : i64, warp = {4} : "
-                       "i64} -> !transform.any_param",
-                       mark, knobs.get("row_threads", 1),
-                       knobs.get("rows", 1), knobs.get("vec", 1),
-                       int64_t(target.gpu.warpSize)));
-  w.comment("ke-gpu-row-softmax builds the kernel from the mark");
-  w.line("transform.annotate " + op + " \"ke.softmax\" = " + mark +
-         " : !transform.any_op, !transform.any_param");
-  return w.finish();
-}
-
 std::optional<SoftmaxShape> getSoftmaxShape(Operation *anchor) {
   RankedTensorType type = getLastDimSoftmaxType(anchor);
   if (!type || !cast<linalg::SoftmaxOp>(anchor).hasPureTensorSemantics() ||
@@ -275,7 +210,7 @@ public:
       return space;
     }
     if (isRowKernel(s, target))
-      return rowKernelKnobs(s, target);
+      return getRowKernelKnobs(rowKernelShape(s), target);
     // Rows per block = threads per block (one row each): up to 8 warps.
     Knob rowKnob{"rows", {}, 0};
     for (int64_t r : tileCandidates(rows, target.gpu.maxThreadsPerBlock))
@@ -324,27 +259,8 @@ public:
       return checkBlockLimits(target, {threads, 1, 1},
                               2 * chunk * s.elementBits / 32 + 24, reason);
     }
-    if (isRowKernel(s, target)) {
-      int64_t rowThreads = knobs.get("row_threads", 1);
-      int64_t threads = rowThreads * knobs.get("rows", 1);
-      int64_t rowCount = 1;
-      for (size_t d = 0; d + 1 < s.shape.size(); ++d)
-        rowCount *= s.shape[d];
-      if (threads % target.gpu.warpSize != 0) {
-        reason = "a block must be whole warps";
-        return failure();
-      }
-      if (llvm::divideCeil(rowCount, knobs.get("rows", 1)) >
-          std::numeric_limits<int32_t>::max()) {
-        reason = "too many blocks for the grid";
-        return failure();
-      }
-      if (!llvm::is_contained(rowKernelVectorChoices(s), knobs.get("vec", 1))) {
-        reason = "vec must divide the row in at most 128 bits";
-        return failure();
-      }
-      return checkBlockLimits(target, {threads, 1, 1}, 40, reason);
-    }
+    if (isRowKernel(s, target))
+      return checkRowKernelLimits(rowKernelShape(s), target, knobs, reason);
     int64_t rows = knobs.get("rows", 1), vec = knobs.get("vec", 1);
     if (s.shape[s.shape.size() - 2] % rows != 0 || s.shape.back() % vec != 0) {
       reason = "rows and vec must divide the shape";
@@ -359,7 +275,11 @@ public:
     if (isBlockPerRow(s, target))
       return emitBlockPerRowScript(s, knobs);
     if (isRowKernel(s, target))
-      return emitRowKernelScript(target, knobs);
+      // Marked after bufferization, which rebuilds linalg.softmax without
+      // its attributes; the kernel's only softmax is the anchor.
+      return emitRowKernelScript(getName(), "linalg.softmax", "ke.softmax",
+                                 "ke-gpu-row-softmax", /*markBefore=*/false,
+                                 target, knobs);
     unsigned rank = s.shape.size();
     int64_t rows = knobs.get("rows", 1), vec = knobs.get("vec", 1);
     ScriptWriter w;
@@ -416,25 +336,8 @@ public:
       return describeRowPerBlock(s.shape,
                                  knobs.get("threads", target.gpu.warpSize),
                                  /*inner=*/0);
-    if (isRowKernel(s, target)) {
-      // Rows over blocks, a row's vectors over its threads.
-      int64_t rowThreads = knobs.get("row_threads", 1);
-      int64_t vec = knobs.get("vec", 1);
-      d.ranges = s.shape;
-      d.reduction.assign(rank, false);
-      d.reduction.back() = true;
-      SmallVector<int64_t> block(rank, 1), thread(rank, 0), inner(rank, 0);
-      block.back() = 0;
-      thread.back() = llvm::divideCeil(s.shape.back(), rowThreads);
-      inner.back() = vec;
-      d.addLevel(TileLevelRole::Threads, block, /*parallel=*/true);
-      d.addLevel(TileLevelRole::Register, thread, /*parallel=*/true);
-      d.addLevel(TileLevelRole::Inner, inner, /*parallel=*/false);
-      d.threads = rowThreads * knobs.get("rows", 1);
-      d.vectorLoop = rank - 1;
-      d.vectorWidth = vec;
-      return d;
-    }
+    if (isRowKernel(s, target))
+      return describeRowKernel(s.shape, knobs);
     int64_t rows = knobs.get("rows", 1), vec = knobs.get("vec", 1);
     d.ranges = s.shape;
     d.reduction.assign(rank, false);

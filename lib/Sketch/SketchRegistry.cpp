@@ -45,7 +45,8 @@ llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
   // output and a long K is the tensor cores' with K split, not a matvec.
   // gpu.mfma (ROCm CDNA only) likewise.
   static const SketchRule *const cudaRules[] = {
-      &getGpuSoftmaxRule(), &getGpuWgmmaRule(), &getGpuMfmaRule(),
+      &getGpuSoftmaxRule(), &getGpuArgRowRule(), &getGpuWgmmaRule(),
+      &getGpuMfmaRule(),
       &getGpuReduceRule(),
       &getGpuMmaRule(),
       &getGpuTileRule(),

@@ -14,9 +14,9 @@
 // CHECK-NEXT: // knob row_threads: 1 2 4 8 16 [32] 64 128 256 512 1024
 // CHECK-NEXT: // knob rows: 1 2 4 [8] 16 32 64 128 256 512 1024
 // CHECK-NEXT: // knob vec: 1 2 [4]
+// CHECK: %[[K:.*]] = transform.param.constant {row_threads = 32 : i64, rows = 8 : i64, vec = 4 : i64, warp = 32 : i64}
 // CHECK: %[[F:.*]] = transform.bufferization.one_shot_bufferize
 // CHECK: %[[S:.*]] = transform.structured.match ops{["linalg.softmax"]} in %[[F]]
-// CHECK: %[[K:.*]] = transform.param.constant {row_threads = 32 : i64, rows = 8 : i64, vec = 4 : i64, warp = 32 : i64}
 // CHECK: transform.annotate %[[S]] "ke.softmax" = %[[K]]
 // ROCM: transform.param.constant {row_threads = 32 : i64, rows = 8 : i64, vec = 4 : i64, warp = 64 : i64}
 // KNOBS: {row_threads = 64 : i64, rows = 2 : i64, vec = 2 : i64, warp = 32 : i64}

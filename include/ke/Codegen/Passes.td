@@ -299,6 +299,31 @@ def GpuRowSoftmaxPass : Pass<"ke-gpu-row-softmax", "::mlir::ModuleOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def GpuRowArgmaxPass : Pass<"ke-gpu-row-argmax", "::mlir::ModuleOp"> {
+  let summary = "argmax / argmin kernels over rows, for arg reductions the "
+                "gpu.argrow sketch marked";
+  let description = [{
+    Replaces each bufferized arg reduction (ke/Workload/ArgReduction.h: one
+    float input, a best value and an index as inits, the first maximum or
+    minimum of each row over the innermost loop) marked `ke.argrow =
+    {row_threads, rows, vec, warp}` by a gpu.launch: `rows` rows of
+    `row_threads` threads per block; each thread scans its `vec`-element
+    vectors of the row once for its best value and first position (16-bit
+    values compared in f32), the row's threads combine theirs (the better
+    value, ties to the smaller position), and the row's first thread stores
+    the value and the index (the init's where nothing was better). A row
+    with a NaN is scanned again in order by that thread with the op's own
+    body, so that every row gets the sequential answer. The linalg.fill of
+    each init right before the op is folded into the kernel. A marked op
+    this cannot build is a located error.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def GpuMfmaMatmulsPass : Pass<"ke-gpu-mfma-matmuls", "::mlir::ModuleOp"> {
   let summary = "CDNA kernels (MFMA 16x16x16) for matmuls the gpu.mfma "
                 "sketch marked";
