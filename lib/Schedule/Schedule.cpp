@@ -144,10 +144,16 @@ std::optional<Schedule> Sampler::sampleAny(ArrayRef<Schedule> sketches,
                                            Operation *anchor,
                                            const TargetDescription &target,
                                            unsigned maxTries) {
-  if (sketches.empty())
+  // Sketches without knobs are a single schedule each, which the tuner
+  // measures once up front: drawing them again would only repeat it.
+  SmallVector<const Schedule *> withKnobs;
+  for (const Schedule &s : sketches)
+    if (!s.space.knobs.empty())
+      withKnobs.push_back(&s);
+  if (withKnobs.empty())
     return std::nullopt;
-  const Schedule &base = sketches[std::uniform_int_distribution<size_t>(
-      0, sketches.size() - 1)(rng)];
+  const Schedule &base = *withKnobs[std::uniform_int_distribution<size_t>(
+      0, withKnobs.size() - 1)(rng)];
   std::optional<KnobIndices> indices = sample(base, anchor, target, maxTries);
   if (!indices)
     return std::nullopt;

@@ -341,9 +341,10 @@ void writeFeatures(FeatureWriter &f, Operation *anchorOp,
   // the same matmuls on tensor (matrix) cores and on CUDA cores, which tile
   // sizes alone do not tell.
   static constexpr llvm::StringLiteral sketches[] = {
-      "cpu.tile",   "cpu.rfactor", "cpu.softmax", "gpu.mma",
-      "gpu.wgmma",  "gpu.mfma",    "gpu.tile",    "gpu.reduce",
-      "gpu.softmax", "gpu.rownorm", "gpu.elementwise"};
+      "cpu.tile",    "cpu.rfactor", "cpu.softmax", "cpu.loops",
+      "gpu.mma",     "gpu.wgmma",   "gpu.mfma",    "gpu.tile",
+      "gpu.reduce",  "gpu.softmax", "gpu.argrow",  "gpu.rownorm",
+      "gpu.elementwise"};
   for (llvm::StringRef name : sketches)
     f.addFlag("sketch." + name, !sketch.empty(), sketch == name);
   f.addFlag("sketch.other", !sketch.empty(),

@@ -364,6 +364,17 @@ std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
     };
   }
 
+  // Every sketch without knobs is one schedule (cpu.loops: the reference's
+  // own loops): measured once before the search, so that the best is never
+  // slower than it; the sampler draws among the others.
+  for (unsigned i : active) {
+    WorkloadTuning &w = tunings[i];
+    for (const Schedule &sketch : w.task->getSketches())
+      if (sketch.space.knobs.empty() && !w.task->isMeasured(sketch) &&
+          done < totalBudget && w.task->withinLimits(sketch))
+        w.task->measure(sketch, SearchPhase::Explore);
+  }
+
   TaskScheduler scheduler(weights, options.seed, options.scheduler);
   for (unsigned slot = 0; slot < active.size(); ++slot)
     if (options.trials <= tunings[active[slot]].task->getNumPrevious()) {

@@ -12,6 +12,8 @@ const SketchRule &getCpuTilingRule();
 const SketchRule &getCpuRfactorRule();
 /// linalg.softmax: decompose, then tile rows across threads (CpuSoftmaxRule.cpp).
 const SketchRule &getCpuSoftmaxRule();
+/// No schedule: the op's own loops, as the reference (CpuLoopsRule.cpp).
+const SketchRule &getCpuLoopsRule();
 
 } // namespace ke
 

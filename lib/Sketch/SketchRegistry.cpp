@@ -38,8 +38,11 @@ using namespace ke;
 llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
   // The first rule that matches gives the untuned default; the search
   // samples all that match.
+  // cpu.loops (no schedule) comes last: never the default, always a
+  // candidate as fast as the reference.
   static const SketchRule *const cpuRules[] = {
-      &getCpuSoftmaxRule(), &getCpuTilingRule(), &getCpuRfactorRule()};
+      &getCpuSoftmaxRule(), &getCpuTilingRule(), &getCpuRfactorRule(),
+      &getCpuLoopsRule()};
   // gpu.elementwise takes every structured op, so it comes last.
   // gpu.wgmma (sm_90a only) before gpu.reduce: a 16-bit GEMM with a small
   // output and a long K is the tensor cores' with K split, not a matvec.

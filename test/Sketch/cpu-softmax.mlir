@@ -37,9 +37,13 @@ func.func @softmax(%x: tensor<12288x256xf32>, %o: tensor<12288x256xf32>) -> tens
 }
 
 // The softmax dimension must be the last one; otherwise cpu.tile does not
-// apply either (softmax is not a structured op) and nothing matches.
+// apply either (softmax is not a structured op) and only cpu.loops, the
+// reference's own loops, matches.
 // CHECK-LABEL: // -----// workload {{.*}} linalg.softmax
-// CHECK-NEXT: // no sketch rule applies
+// CHECK-NEXT: // sketch cpu.loops
+// CHECK-NEXT: module
+// CHECK: transform.structured.decompose_interface
+// CHECK-NOT: // sketch
 func.func @softmax_dim0(%x: tensor<16x8xf32>, %o: tensor<16x8xf32>) -> tensor<16x8xf32> {
   %r = linalg.softmax dimension(0) ins(%x : tensor<16x8xf32>) outs(%o : tensor<16x8xf32>) -> tensor<16x8xf32>
   return %r : tensor<16x8xf32>

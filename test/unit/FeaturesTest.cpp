@@ -145,7 +145,7 @@ bool sameFeatures(const std::vector<float> &a, const std::vector<float> &b) {
 TEST_F(FeaturesTest, NamesAreUniqueAndMatchTheLength) {
   const std::vector<std::string> &names = getFeatureNames();
   EXPECT_EQ(names.size(), getNumFeatures());
-  EXPECT_EQ(getNumFeatures(), 148u) << "update docs/cost-model.md";
+  EXPECT_EQ(getNumFeatures(), 150u) << "update docs/cost-model.md";
   llvm::StringSet<> seen;
   for (const std::string &name : names)
     EXPECT_TRUE(seen.insert(name).second) << "duplicate feature " << name;
@@ -182,6 +182,7 @@ TEST_F(FeaturesTest, FixedLengthForEverySketch) {
   EXPECT_EQ(sketchesSeen.count("cpu.tile"), 1u);
   EXPECT_EQ(sketchesSeen.count("cpu.rfactor"), 1u);
   EXPECT_EQ(sketchesSeen.count("cpu.softmax"), 1u);
+  EXPECT_EQ(sketchesSeen.count("cpu.loops"), 1u);
 }
 
 TEST_F(FeaturesTest, GpuRulesHaveSketchFlagsOfTheirOwn) {

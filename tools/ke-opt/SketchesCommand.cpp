@@ -99,7 +99,8 @@ int ke::runSketchesCommand() {
       continue;
     }
     for (Schedule &schedule : sketches) {
-      if (!knobValues.empty() &&
+      // A sketch without knobs (cpu.loops) has nothing to set.
+      if (!knobValues.empty() && !schedule.space.knobs.empty() &&
           failed(applyKnobValues(schedule, knobValues))) {
         failedAny = true;
         continue;
