@@ -652,11 +652,15 @@ def main():
         args.small, args.trials, args.explore = True, 4, 2
         args.only = args.only or "matmul_square,softmax,relu_chain"
 
-    rows, meta = [], {}
+    rows, meta, commands = [], {}, []
     for path in args.merge:
         data = json.load(open(path))
-        meta = meta or data["meta"]
+        meta = meta or dict(data["meta"])
         rows += data["rows"]
+        if data["meta"].get("command") not in commands:
+            commands.append(data["meta"].get("command"))
+    if len(commands) > 1:  # the parts of one run: name every command
+        meta["command"] = "` and `".join(str(c) for c in commands)
     if args.report_only:
         print(write_results(args.out, meta, rows, args.results, args.section))
         return 0
