@@ -146,6 +146,8 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
     list.push_back(passStep({{[] { return createGpuRowSoftmaxPass(); }}}));
     // Likewise the arg reductions gpu.argrow marked.
     list.push_back(passStep({{[] { return createGpuRowArgmaxPass(); }}}));
+    // And the norms gpu.rownorm marked (rows no warp multiple divides).
+    list.push_back(passStep({{[] { return createGpuRowNormPass(); }}}));
     list.push_back(
         passStep({{[] { return createGpuTransposeSharedTilesPass(); }}}));
     list.push_back(

@@ -31,36 +31,6 @@ using namespace ke;
 
 namespace {
 
-/// The operation that combines the accumulator in a body of the form
-/// `yield combine(acc, f(inputs...))`: one associative, commutative
-/// operation whose neutral element MLIR knows (tile_reduction_using_forall
-/// needs it), taking the accumulator (used nowhere else) and a value
-/// computed from the inputs alone. Each thread runs the whole body over its
-/// elements; the partial results are then combined by `combine` alone, so
-/// a body such as `acc + x*x` or `acc + (x-mean)^2` qualifies, while
-/// `(acc + x) * 2` does not (the threads' partials would be scaled twice).
-Operation *getReductionCombiner(linalg::LinalgOp op) {
-  Block *body = op.getBlock();
-  if (!body || body->getNumArguments() == 0)
-    return nullptr;
-  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
-  if (!yield || yield->getNumOperands() != 1)
-    return nullptr;
-  Operation *combiner = yield->getOperand(0).getDefiningOp();
-  BlockArgument acc = body->getArguments().back();
-  if (!combiner || combiner->getBlock() != body || !acc.hasOneUse() ||
-      combiner->getNumOperands() != 2 ||
-      !isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp, arith::MinimumFOp,
-           arith::MaxNumFOp, arith::MinNumFOp, arith::AddIOp, arith::MulIOp,
-           arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp, arith::MinUIOp,
-           arith::AndIOp, arith::OrIOp, arith::XOrIOp>(combiner))
-    return nullptr;
-  // `acc` has one use, so the other operand cannot depend on it.
-  if (!llvm::is_contained(combiner->getOperands(), Value(acc)))
-    return nullptr;
-  return combiner;
-}
-
 struct ReduceSizes {
   unsigned k = 0;
   int64_t rows = 1, threads = 32, kvec = 1;

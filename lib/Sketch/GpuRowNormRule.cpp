@@ -22,8 +22,16 @@
 // Global memory sees the row about once (the reductions' and the
 // elementwise op's reads of it hit L1) and the result written once.
 //
+// Rows no warp multiple divides (GPT-2's 50257, 4097) get a kernel built by
+// ke-gpu-row-norm (lib/Codegen/GpuRowNorm.cpp) instead: the script marks
+// the anchor `ke.rownorm = {row_threads, rows, vec, warp}` and bufferizes;
+// each reduction's body runs over each thread's vectors of the row
+// (columns past it skipped), the partials combine over the row's threads,
+// then the anchor's body; knobs as the other row kernels' (GpuRowKernel.h).
+//
 //===----------------------------------------------------------------------===//
 
+#include "GpuRowKernel.h"
 #include "GpuRules.h"
 #include "GpuSupport.h"
 
@@ -54,6 +62,21 @@ RowNormShape getShape(Operation *anchor) {
   return s;
 }
 
+/// Whether the rows take the kernel of ke-gpu-row-norm: rows that are not
+/// whole warps or wavefronts (getRowReductions groups them only where that
+/// kernel can take them).
+bool isRowKernel(const RowNormShape &s, const TargetDescription &target) {
+  return s.ranges.back() % kTiledRowMultiple != 0 ||
+         rowThreadChoices(s.ranges.back(), target).empty();
+}
+
+RowKernelShape rowKernelShape(const RowNormShape &s) {
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < s.ranges.size(); ++d)
+    rows *= s.ranges[d];
+  return {rows, s.ranges.back(), 32};
+}
+
 /// More than three row dimensions (a norm over the last dimension of a
 /// 5-D tensor): the rows are numbered linearly along grid x instead of one
 /// grid dimension each.
@@ -76,6 +99,10 @@ public:
                               << "rank 2 or more\n");
       return false;
     }
+    // Rows no warp multiple divides: the kernel ke-gpu-row-norm builds
+    // (all rows along grid x; checkLimits bounds the blocks).
+    if (isRowKernel(s, target))
+      return true;
     if (usesLinearBlocks(s)) {
       // All rows on grid x, at most 2^31 - 1 blocks.
       int64_t rows = 1;
@@ -95,16 +122,14 @@ public:
           return false;
         }
     }
-    bool fits = !rowThreadChoices(s.ranges.back(), target).empty();
-    LLVM_DEBUG(if (!fits) llvm::dbgs()
-               << "[" DEBUG_TYPE "] no: no warp multiple divides a row of "
-               << s.ranges.back() << "\n");
-    return fits;
+    return true;
   }
 
   KnobSpace getKnobSpace(Operation *anchor,
                          const TargetDescription &target) const override {
     RowNormShape s = getShape(anchor);
+    if (isRowKernel(s, target))
+      return getRowKernelKnobs(rowKernelShape(s), target);
     int64_t cols = s.ranges.back(), vector = vectorElements(s.elementBits);
     KnobSpace space;
     Knob threads{"threads", rowThreadChoices(cols, target), 0};
@@ -119,6 +144,8 @@ public:
                             const KnobAssignment &knobs,
                             std::string &reason) const override {
     RowNormShape s = getShape(anchor);
+    if (isRowKernel(s, target))
+      return checkRowKernelLimits(rowKernelShape(s), target, knobs, reason);
     int64_t cols = s.ranges.back();
     int64_t threads = knobs.get("threads", target.gpu.warpSize);
     int64_t kvec = knobs.get("kvec", 1);
@@ -147,6 +174,11 @@ public:
                          const KnobAssignment &knobs) const override {
     auto op = cast<linalg::LinalgOp>(anchor);
     RowNormShape s = getShape(anchor);
+    // A linalg op keeps its attributes through bufferization.
+    if (isRowKernel(s, target))
+      return emitRowKernelScript(getName(), anchor->getName().getStringRef(),
+                                 "ke.rownorm", "ke-gpu-row-norm",
+                                 /*markBefore=*/true, target, knobs);
     unsigned rank = s.ranges.size();
     int64_t threads = knobs.get("threads", target.gpu.warpSize);
     int64_t kvec = knobs.get("kvec", 1);
@@ -252,6 +284,8 @@ public:
   LoopNestDescription
   describeLoopNest(Operation *anchor, const TargetDescription &target,
                    const KnobAssignment &knobs) const override {
+    if (isRowKernel(getShape(anchor), target))
+      return describeRowKernel(getShape(anchor).ranges, knobs);
     return describeRowPerBlock(getShape(anchor).ranges,
                                knobs.get("threads", target.gpu.warpSize),
                                knobs.get("kvec", 1));

@@ -3,6 +3,7 @@
 #include "ke/Workload/Kernel.h"
 #include "ke/Workload/Workload.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -29,9 +30,6 @@ int64_t KernelArgument::numElements() const {
 
 namespace {
 
-/// Row reductions need rows that split into whole warps (32) or wavefronts
-/// (64) for the GPU rules that give a row to a block's threads.
-constexpr int64_t kRowMultiple = 64;
 
 bool hasF32Elements(Type type) { return getElementTypeOrSelf(type).isF32(); }
 
@@ -68,6 +66,31 @@ bool isRowReduction(linalg::LinalgOp op, ArrayRef<int64_t> ranges,
 
 } // namespace
 
+Operation *ke::getReductionCombiner(Operation *anchor) {
+  auto op = dyn_cast<linalg::LinalgOp>(anchor);
+  if (!op)
+    return nullptr;
+  Block *body = op.getBlock();
+  if (!body || body->getNumArguments() == 0)
+    return nullptr;
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  if (!yield || yield->getNumOperands() != 1)
+    return nullptr;
+  Operation *combiner = yield->getOperand(0).getDefiningOp();
+  BlockArgument acc = body->getArguments().back();
+  if (!combiner || combiner->getBlock() != body || !acc.hasOneUse() ||
+      combiner->getNumOperands() != 2 ||
+      !isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp, arith::MinimumFOp,
+           arith::MaxNumFOp, arith::MinNumFOp, arith::AddIOp, arith::MulIOp,
+           arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp, arith::MinUIOp,
+           arith::AndIOp, arith::OrIOp, arith::XOrIOp>(combiner))
+    return nullptr;
+  // `acc` has one use, so the other operand cannot depend on it.
+  if (!llvm::is_contained(combiner->getOperands(), Value(acc)))
+    return nullptr;
+  return combiner;
+}
+
 SmallVector<Operation *> ke::getRowReductions(Operation *anchor) {
   auto elementwise = dyn_cast<linalg::LinalgOp>(anchor);
   if (!elementwise || !linalg::isElementwise(elementwise) ||
@@ -76,8 +99,14 @@ SmallVector<Operation *> ke::getRowReductions(Operation *anchor) {
       !llvm::all_of(anchor->getOperandTypes(), hasF32Elements))
     return {};
   SmallVector<int64_t> ranges = elementwise.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic) ||
-      ranges.back() % kRowMultiple != 0)
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return {};
+  // Other rows take ke-gpu-row-norm's kernel, which evaluates the bodies
+  // itself: float combiners, operands read through projected permutations.
+  bool builtKernel = ranges.back() % kTiledRowMultiple != 0;
+  if (builtKernel &&
+      !llvm::all_of(elementwise.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isProjectedPermutation(); }))
     return {};
   AffineMap rowMap = getRowMap(ranges.size(), anchor->getContext());
   llvm::SetVector<Operation *> found;
@@ -101,6 +130,12 @@ SmallVector<Operation *> ke::getRowReductions(Operation *anchor) {
     for (Operation *user : reduction->getResult(0).getUsers())
       if (user != anchor && !found.contains(user))
         return {};
+  if (builtKernel && !llvm::all_of(found, [](Operation *reduction) {
+        Operation *combiner =
+            getReductionCombiner(reduction);
+        return combiner && isa<FloatType>(combiner->getResult(0).getType());
+      }))
+    return {};
   SmallVector<Operation *> reductions(found.begin(), found.end());
   llvm::sort(reductions,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });

@@ -324,6 +324,33 @@ def GpuRowArgmaxPass : Pass<"ke-gpu-row-argmax", "::mlir::ModuleOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def GpuRowNormPass : Pass<"ke-gpu-row-norm", "::mlir::ModuleOp"> {
+  let summary = "Norm kernels for rows of any length, for the elementwise "
+                "ops with row reductions the gpu.rownorm sketch marked";
+  let description = [{
+    Replaces each bufferized elementwise op marked `ke.rownorm =
+    {row_threads, rows, vec, warp}`, together with the row reductions it
+    reads (the ops before it marked `ke.row_reduction`, each with the
+    linalg.fill of its init and a float combiner: a layer norm's mean and
+    variance, a log-softmax's maximum and sum), by a gpu.launch: `rows` rows
+    of `row_threads` threads per block; for each reduction in program order,
+    each thread applies the reduction's body to its `vec`-element vectors
+    of the row (columns past the row skipped) starting from the combiner's
+    neutral element, the row's threads combine their partials with the
+    combiner and the fill's value is combined in; then each thread applies
+    the elementwise op's body to its vectors and stores them. Operands read
+    as stored are loaded as vectors, others through their maps element by
+    element. Static f32 operands only. A marked op this cannot build is a
+    located error.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def GpuMfmaMatmulsPass : Pass<"ke-gpu-mfma-matmuls", "::mlir::ModuleOp"> {
   let summary = "CDNA kernels (MFMA 16x16x16) for matmuls the gpu.mfma "
                 "sketch marked";

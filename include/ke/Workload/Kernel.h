@@ -82,19 +82,34 @@ enum class KernelFusion {
   RowReductions,
 };
 
+/// The operation that combines the accumulator in a body of the form
+/// `yield combine(acc, f(inputs...))`: one associative, commutative
+/// operation whose neutral element MLIR knows, taking the accumulator (used
+/// nowhere else) and a value computed from the inputs alone. Each thread
+/// of a parallel schedule runs the whole body over its elements and the
+/// partial results are combined by `combine` alone, so a body such as
+/// `acc + x*x` or `acc + (x-mean)^2` qualifies, while `(acc + x) * 2` does
+/// not (the threads' partials would be scaled twice). Null otherwise.
+mlir::Operation *getReductionCombiner(mlir::Operation *op);
+
 /// The row reductions an elementwise `anchor` reads, directly or through
 /// one another, in program order, when all of them qualify: a linalg op on
 /// tensors in the anchor's block whose last loop alone is a reduction over
 /// a row of the anchor's iteration space (the anchor's rank, read by the
 /// anchor and by one another as (d0, ..., dn-1) -> (d0, ..., dn-2)), with
 /// one f32 init made by a linalg.fill used by nothing else, whose result
-/// only the anchor and the other reductions read. The rows must split into
-/// whole warps or wavefronts (a multiple of 64 elements) and everything be
-/// f32 (16-bit reductions in parallel differ from the sequential reference
-/// more than its tolerance). Empty when there are none or one does not
-/// qualify.
+/// only the anchor and the other reductions read. Everything must be f32.
+/// Rows that do not split into whole warps or wavefronts (a multiple of 64
+/// elements) take a kernel built by a pass (ke-gpu-row-norm), which needs
+/// each reduction's combiner (getReductionCombiner, a float one) and
+/// projected-permutation maps on the anchor. Empty when there are none or
+/// one does not qualify.
 llvm::SmallVector<mlir::Operation *>
 getRowReductions(mlir::Operation *anchor);
+
+/// The row length whose multiples get gpu.rownorm's tiled schedule (whole
+/// warps or wavefronts); other rows get the kernel ke-gpu-row-norm builds.
+inline constexpr int64_t kTiledRowMultiple = 64;
 
 /// The ops that go into the kernel of `anchor`, in program order: with
 /// Elementwise fusion, the fills that produce its inits, the anchor, and its
