@@ -80,11 +80,25 @@ TEST_F(KernelGroupTest, FusedKernelKeepsNoScratchArgument) {
   EXPECT_EQ(tagged, 1u);
 }
 
-TEST_F(KernelGroupTest, RowsNotInWholeWavefrontsStayApart) {
+TEST_F(KernelGroupTest, RowsNotInWholeWavefrontsNeedACombiner) {
+  // Rows of 96 (not whole wavefronts) are grouped for ke-gpu-row-norm's
+  // kernel, which splits a reduction by its combiner (the sum here)...
   std::string source = rmsnorm.str();
   for (size_t at; (at = source.find("128")) != std::string::npos;)
     source.replace(at, 3, "96");
   llvm::SmallVector<mlir::Operation *> ops = opsOf(source);
+  ASSERT_EQ(ops.size(), 3u);
+  EXPECT_EQ(getRowReductions(ops[2]).size(), 1u);
+  EXPECT_EQ(getFusingAnchor(ops[1], KernelFusion::RowReductions), ops[2]);
+  // ...and stay apart when the body has none: (acc + x*x) * 2 reads the
+  // accumulator after combining it.
+  std::string scaled = source;
+  size_t at = scaled.find("linalg.yield %s : f32");
+  ASSERT_NE(at, std::string::npos);
+  scaled.replace(at, 21,
+                 "%two = arith.constant 2.0 : f32\n      %t = arith.mulf %s, "
+                 "%two : f32\n      linalg.yield %t : f32");
+  ops = opsOf(scaled);
   ASSERT_EQ(ops.size(), 3u);
   EXPECT_TRUE(getRowReductions(ops[2]).empty());
   EXPECT_EQ(getFusingAnchor(ops[1], KernelFusion::RowReductions), nullptr);
