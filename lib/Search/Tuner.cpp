@@ -34,6 +34,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/SHA256.h"
 
+#include <chrono>
+
 using namespace mlir;
 using namespace ke;
 
@@ -78,6 +80,9 @@ llvm::json::Value TuningResult::toJSON() const {
   o["droplet"] = droplet;
   o["droplet_moves"] = dropletMoves;
   o["restarts"] = restarts;
+  o["search_seconds"] = searchSeconds;
+  if (searchSeconds > 0)
+    o["trials_per_minute"] = trials / searchSeconds * 60;
   o["previous"] = previous;
   o["stopped"] = stopped;
   llvm::json::Object counts;
@@ -367,12 +372,18 @@ std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
   // Every sketch without knobs is one schedule (cpu.loops: the reference's
   // own loops): measured once before the search, so that the best is never
   // slower than it; the sampler draws among the others.
+  auto now = [] { return std::chrono::steady_clock::now(); };
+  auto secondsSince = [&](std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(now() - start).count();
+  };
   for (unsigned i : active) {
     WorkloadTuning &w = tunings[i];
+    auto start = now();
     for (const Schedule &sketch : w.task->getSketches())
       if (sketch.space.knobs.empty() && !w.task->isMeasured(sketch) &&
           done < totalBudget && w.task->withinLimits(sketch))
         w.task->measure(sketch, SearchPhase::Explore);
+    w.result.searchSeconds += secondsSince(start);
   }
 
   TaskScheduler scheduler(weights, options.seed, options.scheduler);
@@ -386,7 +397,9 @@ std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
     if (!slot)
       break;
     WorkloadTuning &w = tunings[active[*slot]];
+    auto start = now();
     unsigned measured = runRound(w, options, totalBudget - done);
+    w.result.searchSeconds += secondsSince(start);
     if (!measured)
       scheduler.markFinished(*slot);
     scheduler.update(*slot, w.task->getBestSeconds());

@@ -147,9 +147,14 @@ int ke::runTuneCommand() {
     options.evaluator.measure.minTotalSeconds = 0.05;
 
   llvm::json::Array results;
+  unsigned totalTrials = 0;
+  double searchSeconds = 0;
   for (const TuningResult &result :
-       tuneWorkloads(inputs.workloads, target, options))
+       tuneWorkloads(inputs.workloads, target, options)) {
     results.push_back(result.toJSON());
+    totalTrials += result.trials;
+    searchSeconds += result.searchSeconds;
+  }
   llvm::json::Object summary{{"target", target.name},
                              {"chip", target.chip},
                              {"search", strategy == SearchStrategy::Random
@@ -161,6 +166,13 @@ int ke::runTuneCommand() {
                                                          getDatabasePath())
                                                    : llvm::json::Value(nullptr)},
                              {"seed", seedOption.getValue()},
+                             {"trials", totalTrials},
+                             {"search_seconds", searchSeconds},
+                             {"trials_per_minute",
+                              searchSeconds > 0
+                                  ? llvm::json::Value(totalTrials /
+                                                      searchSeconds * 60)
+                                  : llvm::json::Value(nullptr)},
                              {"device", device ? device->info
                                                : llvm::json::Value(nullptr)},
                              {"workloads", std::move(results)}};

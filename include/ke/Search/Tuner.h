@@ -76,6 +76,10 @@ struct TuningResult {
   unsigned dropletMoves = 0;
   /// Rounds of exploration after droplet search converged with budget left.
   unsigned restarts = 0;
+  /// Wall time of this run's search of the workload (its trials: building,
+  /// checking and timing candidates, the cost model), without the reference
+  /// and the untuned default.
+  double searchSeconds = 0;
   std::array<unsigned, kNumErrorClasses> errors{};
   /// Why the search of this workload ended ("budget", "converged",
   /// "exhausted").
