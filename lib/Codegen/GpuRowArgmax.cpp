@@ -59,19 +59,6 @@ struct RowArgmax {
   linalg::FillOp fills[2] = {nullptr, nullptr};
 };
 
-/// The linalg.fill that last wrote `buffer` before `op` in its block, with
-/// nothing between them using it; null if there is none.
-linalg::FillOp fillBefore(Operation *op, Value buffer) {
-  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (auto fill = dyn_cast<linalg::FillOp>(prev);
-        fill && fill.getOutputs()[0] == buffer)
-      return fill;
-    if (llvm::is_contained(prev->getOperands(), buffer))
-      return nullptr;
-  }
-  return nullptr;
-}
-
 FailureOr<RowArgmax> analyze(linalg::LinalgOp op) {
   auto fail = [&](const Twine &why) {
     return op->emitError() << kMark << ": " << why;
@@ -100,7 +87,7 @@ FailureOr<RowArgmax> analyze(linalg::LinalgOp op) {
   r.geometry = *geometry;
   // A fill whose scalar is not of the element's type (a cast) is left.
   for (int i = 0; i < 2; ++i) {
-    linalg::FillOp fill = fillBefore(op, op.getDpsInits()[i]);
+    linalg::FillOp fill = findFillBefore(op, op.getDpsInits()[i]);
     if (fill && fill.getInputs()[0].getType() ==
                     getElementTypeOrSelf(op.getDpsInits()[i].getType()))
       r.fills[i] = fill;

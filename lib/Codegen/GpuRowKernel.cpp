@@ -52,6 +52,17 @@ FailureOr<RowGeometry> ke::readRowGeometry(Operation *op, StringRef mark,
   return g;
 }
 
+linalg::FillOp ke::findFillBefore(Operation *op, Value buffer) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev);
+        fill && fill.getOutputs()[0] == buffer)
+      return fill;
+    if (llvm::is_contained(prev->getOperands(), buffer))
+      return nullptr;
+  }
+  return nullptr;
+}
+
 RowKernelBuilder::RowKernelBuilder(Operation *op, const RowGeometry &geometry)
     : g(geometry), b(op->getLoc(), op) {}
 

@@ -16,6 +16,7 @@
 #define KE_LIB_CODEGEN_GPUROWKERNEL_H
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
@@ -41,6 +42,11 @@ struct RowGeometry {
 mlir::FailureOr<RowGeometry> readRowGeometry(mlir::Operation *op,
                                              llvm::StringRef mark,
                                              int64_t rows, int64_t cols);
+
+/// The linalg.fill that last wrote `buffer` before `op` in its block, with
+/// nothing between them using it (its value is then the op's init); null
+/// if there is none.
+mlir::linalg::FillOp findFillBefore(mlir::Operation *op, mlir::Value buffer);
 
 class RowKernelBuilder {
 protected:

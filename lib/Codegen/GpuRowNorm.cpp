@@ -81,19 +81,6 @@ SmallVector<linalg::LinalgOp> getOps(const RowNorm &r) {
   return ops;
 }
 
-/// The linalg.fill that last wrote `buffer` before `op` in its block, with
-/// nothing between them using it; null if there is none.
-linalg::FillOp fillBefore(Operation *op, Value buffer) {
-  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (auto fill = dyn_cast<linalg::FillOp>(prev);
-        fill && fill.getOutputs()[0] == buffer)
-      return fill;
-    if (llvm::is_contained(prev->getOperands(), buffer))
-      return nullptr;
-  }
-  return nullptr;
-}
-
 bool isF32Buffer(Value v) {
   auto type = dyn_cast<MemRefType>(v.getType());
   return type && type.getElementType().isF32() && type.hasStaticShape() &&
@@ -126,7 +113,7 @@ FailureOr<RowNorm> analyze(linalg::LinalgOp anchor) {
         op.getStaticLoopRanges() != r.ranges)
       return fail("expects row reductions over the anchor's rows with a "
                   "float combiner");
-    linalg::FillOp fill = fillBefore(op, op.getDpsInits()[0]);
+    linalg::FillOp fill = findFillBefore(op, op.getDpsInits()[0]);
     if (!fill)
       return fail("expects each row reduction's init filled right before it");
     r.reductions.insert(r.reductions.begin(), {op, fill, combiner});
@@ -147,7 +134,7 @@ FailureOr<RowNorm> analyze(linalg::LinalgOp anchor) {
         if (operand->get() == reduction.op.getDpsInits()[0] &&
             op.getMatchingIndexingMap(operand) != rowMap)
           return fail("expects each row reduction's result read per row");
-  r.anchorFill = fillBefore(anchor, anchor.getDpsInits()[0]);
+  r.anchorFill = findFillBefore(anchor, anchor.getDpsInits()[0]);
   int64_t rows = 1;
   for (unsigned d = 0; d + 1 < rank; ++d)
     rows *= r.ranges[d];
