@@ -180,48 +180,28 @@ void RowArgmaxBuilder::build() {
                          : Value(b.create<memref::LoadOp>(indices, clamped));
 
   // The scan: (best value, its position or -1 for the init, NaN seen).
-  auto scan = b.create<scf::ForOp>(
-      index(0), index(g.steps()), index(1),
-      ValueRange{toState(initValue), constantI32(-1), b.create<arith::ConstantOp>(b.getBoolAttr(false))});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(scan.getBody());
-    ValueRange carried = scan.getRegionIterArgs();
-    Value column = columnOf(scan.getInductionVar());
-    auto update = [&]() -> SmallVector<Value> {
-      Value x = b.create<vector::LoadOp>(VectorType::get({g.vec}, valueType),
-                                         input, ValueRange{row, column});
-      Value best = carried[0], position = carried[1], nan = carried[2];
-      Value base = b.create<arith::IndexCastOp>(i32, column);
-      for (int64_t e = 0; e < g.vec; ++e) {
-        Value element = toState(b.create<vector::ExtractOp>(x, e));
-        nan = b.create<arith::OrIOp>(
-            nan, b.create<arith::CmpFOp>(arith::CmpFPredicate::UNO, element,
-                                         element));
-        Value better = b.create<arith::CmpFOp>(r.arg.predicate, element, best);
-        best = b.create<arith::SelectOp>(better, element, best);
-        position = b.create<arith::SelectOp>(
-            better, b.create<arith::AddIOp>(base, constantI32(e)), position);
-      }
-      return {best, position, nan};
-    };
-    SmallVector<Value> next;
-    if (Value in = inside(column)) {
-      auto ifOp = b.create<scf::IfOp>(carried.getTypes(), in,
-                                      /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      b.create<scf::YieldOp>(update());
-      b.setInsertionPointToStart(ifOp.elseBlock());
-      b.create<scf::YieldOp>(carried);
-      next.assign(ifOp.getResults().begin(), ifOp.getResults().end());
-    } else {
-      next = update();
-    }
-    b.create<scf::YieldOp>(next);
-  }
+  SmallVector<Value> partial = forEachVector(
+      {toState(initValue), constantI32(-1),
+       b.create<arith::ConstantOp>(b.getBoolAttr(false))},
+      [&](Value column, ValueRange carried) {
+        Value x = b.create<vector::LoadOp>(VectorType::get({g.vec}, valueType),
+                                           input, ValueRange{row, column});
+        Value best = carried[0], position = carried[1], nan = carried[2];
+        Value base = b.create<arith::IndexCastOp>(i32, column);
+        for (int64_t e = 0; e < g.vec; ++e) {
+          Value element = toState(b.create<vector::ExtractOp>(x, e));
+          nan = b.create<arith::OrIOp>(
+              nan, b.create<arith::CmpFOp>(arith::CmpFPredicate::UNO, element,
+                                           element));
+          Value better =
+              b.create<arith::CmpFOp>(r.arg.predicate, element, best);
+          best = b.create<arith::SelectOp>(better, element, best);
+          position = b.create<arith::SelectOp>(
+              better, b.create<arith::AddIOp>(base, constantI32(e)), position);
+        }
+        return SmallVector<Value>{best, position, nan};
+      });
   // The NaN flag crosses the shuffles as an i32.
-  SmallVector<Value> partial(scan.getResults());
   partial[2] = b.create<arith::ExtUIOp>(i32, partial[2]);
   SmallVector<Value> result =
       combineRow(partial, [&](ValueRange a, ValueRange other) {

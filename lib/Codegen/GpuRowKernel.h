@@ -66,6 +66,16 @@ protected:
   mlir::Value columnOf(mlir::Value step);
   /// Whether `column` and this thread's row lie inside (null: always).
   mlir::Value inside(mlir::Value column);
+  /// A loop over this thread's vectors of its row: `step` gets each
+  /// vector's column and the values carried from `init` (none: nothing
+  /// carried) and returns the next ones; vectors past the row (or of a row
+  /// past the last) are skipped, the values carried unchanged. Returns the
+  /// values after the last vector.
+  mlir::SmallVector<mlir::Value> forEachVector(
+      mlir::ValueRange init,
+      llvm::function_ref<mlir::SmallVector<mlir::Value>(mlir::Value,
+                                                        mlir::ValueRange)>
+          step);
   /// Whether this thread is its row's first and the row lies inside.
   mlir::Value firstOfRow();
   /// Every thread's partial result `state` (32-bit scalars) combined over

@@ -169,12 +169,6 @@ private:
   /// before it; returns the yielded values, per column.
   SmallVector<SmallVector<Value>>
   evaluate(linalg::LinalgOp op, Value base, ValueRange carried);
-  /// Applies `step` to each of this thread's vectors of the row (`carried`
-  /// through), skipping those past it.
-  SmallVector<Value>
-  forEachVector(ValueRange init,
-                llvm::function_ref<SmallVector<Value>(Value, ValueRange)> step);
-
   RowNorm r;
   /// The rows' results of the reductions built so far.
   DenseMap<Value, Value> rowResults;
@@ -268,39 +262,6 @@ RowNormBuilder::evaluate(linalg::LinalgOp op, Value base, ValueRange carried) {
       carried = results.back(); // the next column continues the partial
   }
   return results;
-}
-
-SmallVector<Value> RowNormBuilder::forEachVector(
-    ValueRange init,
-    function_ref<SmallVector<Value>(Value, ValueRange)> step) {
-  auto loop = b.create<scf::ForOp>(index(0), index(g.steps()), index(1), init);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  if (init.empty())
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-  ValueRange carried = loop.getRegionIterArgs();
-  Value column = columnOf(loop.getInductionVar());
-  SmallVector<Value> next;
-  if (Value in = inside(column)) {
-    auto ifOp = b.create<scf::IfOp>(TypeRange(carried), in,
-                                    /*withElseRegion=*/!init.empty());
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    if (init.empty()) {
-      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      step(column, carried);
-    } else {
-      b.create<scf::YieldOp>(step(column, carried));
-      b.setInsertionPointToStart(ifOp.elseBlock());
-      b.create<scf::YieldOp>(carried);
-      next.assign(ifOp.getResults().begin(), ifOp.getResults().end());
-    }
-  } else {
-    next = step(column, carried);
-  }
-  if (!init.empty())
-    b.create<scf::YieldOp>(next);
-  return SmallVector<Value>(loop.getResults());
 }
 
 void RowNormBuilder::build() {

@@ -144,75 +144,40 @@ void RowSoftmaxBuilder::build() {
   Value lowest = b.create<arith::ConstantOp>(
       s.compute,
       b.getFloatAttr(s.compute, llvm::APFloat::getLargest(semantics, true)));
-  auto pass1 = b.create<scf::ForOp>(index(0), index(g.steps()), index(1),
-                                    ValueRange{lowest, constant(0)});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(pass1.getBody());
-    Value m = pass1.getRegionIterArgs()[0];
-    Value sum = pass1.getRegionIterArgs()[1];
-    Value column = columnOf(pass1.getInductionVar());
-    auto update = [&]() -> SmallVector<Value> {
-      Value x = load(column);
-      Value top = b.create<arith::MaximumFOp>(
-          m, b.create<vector::ReductionOp>(vector::CombiningKind::MAXIMUMF, x));
-      Value exps = b.create<math::ExpOp>(b.create<arith::SubFOp>(
-          x, b.create<vector::BroadcastOp>(vectorType, top)));
-      Value added = b.create<vector::ReductionOp>(vector::CombiningKind::ADD,
-                                                  exps);
-      Value rescaled = b.create<arith::MulFOp>(
-          sum, b.create<math::ExpOp>(b.create<arith::SubFOp>(m, top)));
-      return {top, b.create<arith::AddFOp>(rescaled, added)};
-    };
-    SmallVector<Value> next;
-    if (Value in = inside(column)) {
-      auto ifOp = b.create<scf::IfOp>(TypeRange{s.compute, s.compute}, in,
-                                      /*withElseRegion=*/true);
-      {
-        OpBuilder::InsertionGuard inner(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        b.create<scf::YieldOp>(update());
-        b.setInsertionPointToStart(ifOp.elseBlock());
-        b.create<scf::YieldOp>(ValueRange{m, sum});
-      }
-      next.assign(ifOp.getResults().begin(), ifOp.getResults().end());
-    } else {
-      next = update();
-    }
-    b.create<scf::YieldOp>(next);
-  }
+  SmallVector<Value> partial = forEachVector(
+      {lowest, constant(0)}, [&](Value column, ValueRange carried) {
+        Value m = carried[0], sum = carried[1];
+        Value x = load(column);
+        Value top = b.create<arith::MaximumFOp>(
+            m,
+            b.create<vector::ReductionOp>(vector::CombiningKind::MAXIMUMF, x));
+        Value exps = b.create<math::ExpOp>(b.create<arith::SubFOp>(
+            x, b.create<vector::BroadcastOp>(vectorType, top)));
+        Value added =
+            b.create<vector::ReductionOp>(vector::CombiningKind::ADD, exps);
+        Value rescaled = b.create<arith::MulFOp>(
+            sum, b.create<math::ExpOp>(b.create<arith::SubFOp>(m, top)));
+        return SmallVector<Value>{top, b.create<arith::AddFOp>(rescaled, added)};
+      });
   SmallVector<Value> rowResult =
-      combineRow(pass1.getResults(), [&](ValueRange a, ValueRange other) {
+      combineRow(partial, [&](ValueRange a, ValueRange other) {
         return combine(a, other);
       });
   Value m = rowResult[0];
   Value inverse = b.create<arith::DivFOp>(constant(1), rowResult[1]);
 
   // Pass 2: the normalized row.
-  auto pass2 = b.create<scf::ForOp>(index(0), index(g.steps()), index(1));
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(pass2.getBody());
-    Value column = columnOf(pass2.getInductionVar());
-    auto store = [&]() {
-      Value x = load(column);
-      Value y = b.create<arith::MulFOp>(
-          b.create<math::ExpOp>(b.create<arith::SubFOp>(
-              x, b.create<vector::BroadcastOp>(vectorType, m))),
-          b.create<vector::BroadcastOp>(vectorType, inverse));
-      if (s.element != s.compute)
-        y = b.create<arith::TruncFOp>(VectorType::get({g.vec}, s.element), y);
-      b.create<vector::StoreOp>(y, output, ValueRange{row, column});
-    };
-    if (Value in = inside(column)) {
-      auto ifOp = b.create<scf::IfOp>(in, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      store();
-    } else {
-      store();
-    }
-  }
+  forEachVector({}, [&](Value column, ValueRange) {
+    Value x = load(column);
+    Value y = b.create<arith::MulFOp>(
+        b.create<math::ExpOp>(b.create<arith::SubFOp>(
+            x, b.create<vector::BroadcastOp>(vectorType, m))),
+        b.create<vector::BroadcastOp>(vectorType, inverse));
+    if (s.element != s.compute)
+      y = b.create<arith::TruncFOp>(VectorType::get({g.vec}, s.element), y);
+    b.create<vector::StoreOp>(y, output, ValueRange{row, column});
+    return SmallVector<Value>{};
+  });
   s.op->erase();
 }
 
