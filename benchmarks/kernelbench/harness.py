@@ -54,8 +54,12 @@ def _torch_dtype(torch, name):
             "bf16": torch.bfloat16}[name]
 
 
+def _is_gpu(target):
+    return target.startswith(("cuda:", "rocm:"))
+
+
 def _artifact_suffix(target):
-    return ".so" if target.startswith(("cuda:", "rocm:")) else ".kem"
+    return ".so" if _is_gpu(target) else ".kem"
 
 
 def _first_error_line(text, limit=400):
@@ -68,8 +72,9 @@ def _first_error_line(text, limit=400):
 
 # --- prepare (in a worker process) ------------------------------------------
 
-def _import(torch, ke, problem, namespace, dtype):
-    """The problem's MLIR: on the meta device first; a model that keeps
+def _import(torch, ke, problem, namespace, dtype, target):
+    """The problem's MLIR, rounded where eager PyTorch rounds on the
+    target's kind of device: on the meta device first; a model that keeps
     plain tensors (not parameters or buffers) as attributes needs their
     values, so it is imported again on the CPU."""
     from problems import build_model, make_inputs
@@ -78,8 +83,10 @@ def _import(torch, ke, problem, namespace, dtype):
         try:
             model = build_model(torch, namespace, device, dtype)
             inputs = make_inputs(torch, namespace, 0, device, dtype)
+            roundings = "gpu" if _is_gpu(target) else "cpu"
             return ke.import_torch(model, tuple(inputs), weights="arguments",
-                                   training=True), device
+                                   training=True,
+                                   roundings=roundings), device
         except ke.TorchImportError as error:
             if "ke cannot compile" in str(error):
                 raise
@@ -102,7 +109,8 @@ def prepare_task(task):
                 (task["scale"], _first_error_line(error))}
     dtype = _torch_dtype(torch, task["dtype"])
     try:
-        text, device = _import(torch, ke, problem, namespace, dtype)
+        text, device = _import(torch, ke, problem, namespace, dtype,
+                               task["target"])
     except ke.TorchImportError as error:
         message = str(error)
         unsupported = re.search(r"ke cannot compile '([^']+)'", message)

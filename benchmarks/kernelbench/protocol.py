@@ -137,12 +137,12 @@ COMPARE_CHUNK = 1 << 26
 
 
 def _compare(torch, actual, expected, tol):
-    """torch.allclose(actual, expected, atol=tol, rtol=tol) and the largest
+    """torch.allclose(actual, expected, atol=tol, rtol=tol), the largest
     absolute error (NaN as infinity) with where it is, (flat index, actual,
-    expected) or None for an empty tensor; chunk by chunk, the same answer
-    as on the whole tensors."""
+    expected) or None for an empty tensor, and how many elements are not
+    close; chunk by chunk, the same answer as on the whole tensors."""
     a, e = actual.reshape(-1), expected.reshape(-1)
-    close, worst, where = True, 0.0, None
+    close, worst, where, outside = True, 0.0, None, 0
     for start in range(0, e.numel(), COMPARE_CHUNK):
         ca, ce = a[start:start + COMPARE_CHUNK], e[start:start + COMPARE_CHUNK]
         errors = (ca.double() - ce.double()).abs().nan_to_num(float("inf"))
@@ -152,8 +152,12 @@ def _compare(torch, actual, expected, tol):
             worst = error
             where = (start + flat, ca[flat].item(), ce[flat].item())
         del errors
-        close = close and torch.allclose(ca, ce, atol=tol, rtol=tol)
-    return close, worst, where
+        # allclose is isclose everywhere; the count says whether a wrong
+        # result is a few elements one rounding away or the whole tensor.
+        near = torch.isclose(ca, ce, atol=tol, rtol=tol)
+        outside += int(near.numel() - near.sum().item())
+        close = close and bool(near.all().item())
+    return close, worst, where, outside
 
 
 def check(torch, namespace, model, candidate, device, dtype_name, dtype,
@@ -208,13 +212,15 @@ def _check(torch, namespace, model, candidate, device, dtype_name, dtype,
                         "detail": "output %d aliases an input or an earlier "
                         "output" % i, "trial": trial}
             a = a.to(e.dtype)
-            close, error, where = _compare(torch, a, e, tol)
+            close, error, where, outside = _compare(torch, a, e, tol)
             worst = max(worst, error)
             if not close:
                 result = {"outcome": "wrong-result",
                           "detail": "output %d: max abs error %.3g at atol = "
-                          "rtol = %g (trial %d)" % (i, worst, tol, trial),
-                          "max_abs_error": worst, "trial": trial}
+                          "rtol = %g, %d of %d elements outside (trial %d)" %
+                          (i, worst, tol, outside, e.numel(), trial),
+                          "max_abs_error": worst, "outside": outside,
+                          "elements": e.numel(), "trial": trial}
                 if where:
                     # Where the largest error is, for diagnosis.
                     result["worst"] = {"flat_index": where[0],

@@ -194,18 +194,21 @@ GpuTileSizes tileSizesFor(linalg::LinalgOp op, const GpuLoops &loops,
 }
 
 /// The loops tiled by the block forall, outermost first (mapped to block
-/// z, y, x): the mapped loops for contractions; for convolutions every
+/// z, y, x, or numbered linearly beyond three): for convolutions every
 /// parallel loop whose block tile is smaller than its range, so the batch
 /// (and depth) get blocks of their own while a loop held whole by one block
-/// (the output channels, often) needs no grid dimension.
+/// (the output channels, often) needs no grid dimension; for other ops the
+/// mapped loops and the unmapped ones split over blocks (block knobs of
+/// GpuTilingParams::blocksForUnmappedLoops).
 SmallVector<unsigned> blockLoops(linalg::LinalgOp op, const GpuLoops &loops,
                                  const GpuTileSizes &sizes) {
-  if (!convDims(op))
-    return loops.mapped;
+  bool conv = convDims(op).has_value();
   SmallVector<unsigned> result;
-  for (unsigned loop : loops.parallel)
-    if (sizes.block[loop] > 0 && sizes.block[loop] < loops.ranges[loop])
+  for (unsigned loop : loops.parallel) {
+    bool split = sizes.block[loop] > 0 && sizes.block[loop] < loops.ranges[loop];
+    if (split || (!conv && llvm::is_contained(loops.mapped, loop)))
       result.push_back(loop);
+  }
   if (result.empty() && !loops.mapped.empty())
     result.push_back(loops.mapped.back());
   return result;
@@ -302,7 +305,11 @@ GpuTilingParams GpuTilingParams::forContractions() {
   return p;
 }
 
-GpuTilingParams GpuTilingParams::forElementwise() { return GpuTilingParams(); }
+GpuTilingParams GpuTilingParams::forElementwise() {
+  GpuTilingParams p;
+  p.blocksForUnmappedLoops = true;
+  return p;
+}
 
 GpuTileSizes ke::getGpuTileSizes(const GpuLoops &loops,
                                  const KnobAssignment &knobs) {
@@ -494,7 +501,7 @@ KnobSpace GpuTilingRule::getKnobSpace(Operation *anchor,
     t.defaultIndex = largestDivisorChoice(t.choices, b.choices[b.defaultIndex],
                                           t.choices[t.defaultIndex]);
   }
-  if (conv) {
+  if (conv || params.blocksForUnmappedLoops) {
     // The loops left out of the thread mapping (batch, depth) get blocks of
     // their own: a batch looped over in every thread leaves most of the GPU
     // idle. Beyond three loops split over blocks, blocks are numbered
@@ -573,13 +580,12 @@ LogicalResult GpuTilingRule::checkLimits(Operation *anchor,
       return failure();
     }
   }
-  if (convDims(op)) {
-    for (unsigned loop : blockLoops(op, loops, sizes))
-      if (loops.ranges[loop] % sizes.block[loop] != 0) {
-        reason = "block tiles of a convolution must divide their loops";
-        return failure();
-      }
-  }
+  for (unsigned loop : blockLoops(op, loops, sizes))
+    if (loops.ranges[loop] % sizes.block[loop] != 0) {
+      reason = "block tiles must divide the loops (partial block tiles are "
+               "not padded yet)";
+      return failure();
+    }
   if (loops.innerReduction && sizes.inner[*loops.innerReduction] > 1) {
     unsigned k = *loops.innerReduction;
     int64_t extent = sizes.promote ? sizes.stage[k] : loops.ranges[k];

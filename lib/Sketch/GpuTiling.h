@@ -52,6 +52,11 @@ struct GpuTilingParams {
   /// kvec, kblock and promote knobs on the innermost reduction (register
   /// tiles of the reduction, shared-memory stages).
   bool reductionKnobs = false;
+  /// Block knobs (default: one iteration per block) for every parallel loop
+  /// left out of the thread mapping, as convolutions have. Without them each
+  /// thread loops over those outer loops: a 5-D fill of 16 x 64 x 36^3
+  /// ran on 72 blocks, each thread storing 6144 elements.
+  bool blocksForUnmappedLoops = false;
 
   /// gpu.tile's: register tiles on two loops, kvec, promotion.
   static GpuTilingParams forContractions();

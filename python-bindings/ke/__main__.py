@@ -70,6 +70,10 @@ def main(argv=None):
     imp.add_argument("--training", action="store_true",
                      help="import one training-mode forward (batch norm "
                      "with batch statistics) instead of eval mode")
+    imp.add_argument("--roundings", choices=("cpu", "gpu"), default="cpu",
+                     help="round a 16-bit model where eager PyTorch does on "
+                     "CPUs (default) or on GPUs (a convolution's bias "
+                     "added after its rounded result)")
     imp.add_argument("-o", "--output", default="-")
     args = parser.parse_args(argv)
 
@@ -85,7 +89,8 @@ def main(argv=None):
     inputs = tuple(_input(text, torch) for text in args.input)
     try:
         text = ke.import_torch(model, inputs, weights=args.weights,
-                               training=args.training)
+                               training=args.training,
+                               roundings=args.roundings)
     except ke.KeError as error:
         print("ke import: error: %s" % error, file=sys.stderr)
         return 1

@@ -201,8 +201,9 @@ class CompiledModel:
             self._handle = None
 
 
-def _mlir_text(model_or_mlir, example_inputs):
-    """MLIR text from text, a path to a .mlir file, or an nn.Module."""
+def _mlir_text(model_or_mlir, example_inputs, target):
+    """MLIR text from text, a path to a .mlir file, or an nn.Module (with
+    the 16-bit roundings of eager PyTorch on `target`'s kind of device)."""
     if isinstance(model_or_mlir, Path) or (
             isinstance(model_or_mlir, str) and model_or_mlir.endswith(".mlir")
             and "\n" not in model_or_mlir and os.path.isfile(model_or_mlir)):
@@ -214,19 +215,27 @@ def _mlir_text(model_or_mlir, example_inputs):
         raise KeError("a PyTorch model needs example_inputs")
     from ke._torch import import_torch
     name = "%s.mlir" % type(model_or_mlir).__name__
-    return import_torch(model_or_mlir, example_inputs), name
+    roundings = "gpu" if is_gpu_target(target) else "cpu"
+    return import_torch(model_or_mlir, example_inputs,
+                        roundings=roundings), name
+
+
+def is_gpu_target(target):
+    """True for the cuda: and rocm: targets."""
+    return bool(target) and target.startswith(("cuda:", "rocm:"))
 
 
 def compile(model_or_mlir, example_inputs=None, target="cpu", db=None):
     """Compiles MLIR text (linalg on tensors of static shapes), a .mlir file
     or a torch.nn.Module (imported with ke.import_torch on
-    `example_inputs`) for `target` with the tuned schedules of the database
+    `example_inputs`, with the roundings of eager PyTorch on the target's
+    kind of device) for `target` with the tuned schedules of the database
     `db` (None: default schedules): "cpu" (this machine) gives a
     CompiledModel, "cuda:sm_XX" a GpuModel (one shared library, called on
     CUDA tensors; compiled by ke-opt). Raises CompileError with ke's
     diagnostics."""
-    text, name = _mlir_text(model_or_mlir, example_inputs)
-    if target and target.startswith(("cuda:", "rocm:")):
+    text, name = _mlir_text(model_or_mlir, example_inputs, target)
+    if is_gpu_target(target):
         from ke._gpu import compile_gpu
         return compile_gpu(text, name, target, db)
     data = text.encode()

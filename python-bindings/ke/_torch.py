@@ -83,16 +83,126 @@ def _named_weights(model):
     return list(model.named_parameters()) + list(model.named_buffers())
 
 
-def _decompositions():
+# The values of import_torch's `roundings`.
+ROUNDINGS = ("cpu", "gpu")
+
+
+def _is_narrow(torch, tensor):
+    """True for the 16-bit float types, whose eager ops compute in f32 and
+    round once."""
+    return tensor.dtype in (torch.float16, torch.bfloat16)
+
+
+def _group_norm_in_f32(torch):
+    """aten.native_group_norm of a 16-bit input as PyTorch's kernels compute
+    it: in f32, the result rounded once. torch-mlir's own lowering keeps the
+    input type and rounds the mean, the reciprocal deviation and each step
+    of the normalisation to it; after a convolution (channels of similar
+    values) those roundings moved bf16 results by up to 0.16 from eager's
+    (KernelBench level 2, H100). f32 inputs return NotImplemented, which
+    leaves the op to torch-mlir."""
+    aten = torch.ops.aten
+
+    def decomposition(x, weight, bias, n, c, hw, groups, eps):
+        if not _is_narrow(torch, x):
+            return NotImplemented
+
+        def wide(t):
+            return None if t is None else t.float()
+
+        out, mean, rstd = aten.native_group_norm.default(
+            wide(x), wide(weight), wide(bias), n, c, hw, groups, eps)
+        return out.to(x.dtype), mean.to(x.dtype), rstd.to(x.dtype)
+
+    return decomposition
+
+
+def _group_norm_as_cuda(torch):
+    """aten.native_group_norm of a 16-bit input as eager PyTorch computes it
+    on CUDA: the statistics in f32, then stored in the input's type (the
+    mean and reciprocal deviation are 16-bit tensors there), read back by a
+    second kernel that computes y = a x + b in f32 per channel (a = rstd
+    gamma, b = beta - a mean; (x - mean) rstd gamma + beta when each group
+    holds one element per channel), rounded once. The rounded statistics
+    are less accurate than f32 ones: on KernelBench's
+    Conv2d_Add_Scale_Sigmoid_GroupNorm in bf16 (H200), eager's GroupNorm put
+    53 million elements outside 1e-2 of the exact norm of its own input,
+    f32 statistics none; KernelBench checks against eager, so a GPU import
+    rounds as eager does. f32 inputs return NotImplemented."""
+    aten = torch.ops.aten
+
+    def decomposition(x, weight, bias, n, c, hw, groups, eps):
+        if not _is_narrow(torch, x):
+            return NotImplemented
+        _, mean, rstd = aten.native_group_norm.default(
+            x.float(), None, None, n, c, hw, groups, eps)
+        mean, rstd = mean.to(x.dtype), rstd.to(x.dtype)
+
+        def per_channel(stat):
+            return (stat.float().reshape(n, groups, 1)
+                    .expand(n, groups, c // groups).reshape(n, c, 1))
+
+        m, r = per_channel(mean), per_channel(rstd)
+        gamma = (weight.float().reshape(1, c, 1) if weight is not None
+                 else None)
+        beta = bias.float().reshape(1, c, 1) if bias is not None else None
+        xs = x.float().reshape(n, c, hw)
+        if hw == 1:
+            y = (xs - m) * r
+            if gamma is not None:
+                y = y * gamma
+            if beta is not None:
+                y = y + beta
+        else:
+            a = r * gamma if gamma is not None else r
+            b = -a * m
+            if beta is not None:
+                b = b + beta
+            y = xs * a + b
+        return y.reshape(x.shape).to(x.dtype), mean, rstd
+
+    return decomposition
+
+
+def _bias_after_rounding(torch):
+    """aten.convolution of 16-bit operands with a bias as eager PyTorch runs
+    it on GPUs: cuDNN (and MIOpen) write the convolution rounded to the
+    16-bit type, then PyTorch adds the bias in a second kernel, which rounds
+    again. torch-mlir accumulates the bias in the f32 init and rounds once,
+    as oneDNN does on CPUs. Other convolutions return NotImplemented."""
+    aten = torch.ops.aten
+
+    def decomposition(x, weight, bias, stride, padding, dilation, transposed,
+                      output_padding, groups):
+        if bias is None or not _is_narrow(torch, x):
+            return NotImplemented
+        out = aten.convolution.default(x, weight, None, stride, padding,
+                                       dilation, transposed, output_padding,
+                                       groups)
+        return out + bias.view([1, -1] + [1] * (out.dim() - 2))
+
+    return decomposition
+
+
+def _decompositions(roundings="cpu"):
     """torch-mlir's decomposition table without GroupNorm's: torch's
     decomposition goes through aten.as_strided, which torch-mlir lowers to
     a gather with an index constant the size of the output (a gigabyte for
     KernelBench's GroupNorm problems); torch-mlir lowers
-    aten.native_group_norm itself."""
+    aten.native_group_norm itself, in f32 (16-bit inputs are widened
+    first, _group_norm_in_f32). With `roundings="gpu"`, 16-bit
+    convolutions add their bias after rounding (_bias_after_rounding) and
+    16-bit group norms round their statistics (_group_norm_as_cuda), as
+    eager PyTorch does on CUDA."""
     import torch
     from torch_mlir.extras.fx_decomp_util import get_decomposition_table
     table = dict(get_decomposition_table())
-    table.pop(torch.ops.aten.native_group_norm.default, None)
+    gpu = roundings == "gpu"
+    table[torch.ops.aten.native_group_norm.default] = (
+        _group_norm_as_cuda if gpu else _group_norm_in_f32)(torch)
+    if gpu:
+        table[torch.ops.aten.convolution.default] = _bias_after_rounding(
+            torch)
     return table
 
 
@@ -182,7 +292,7 @@ def _erase_dead_ops(block):
 
 
 def import_torch(model, example_inputs, func_name="forward",
-                 weights="inline", training=False):
+                 weights="inline", training=False, roundings="cpu"):
     """Imports `model` (a torch.nn.Module) called on `example_inputs` (a
     tensor or a tuple of tensors, whose shapes and dtypes become the
     function's; Python values among them, such as a scale factor, are
@@ -194,12 +304,18 @@ def import_torch(model, example_inputs, func_name="forward",
     `ke.model_weights(model)` order (the model and inputs may then be on
     the meta device). `training`: export one training-mode forward (batch
     norm with batch statistics; running statistics are not returned)
-    instead of eval mode. Raises TorchImportError naming the op and its
+    instead of eval mode. `roundings`: where a 16-bit model rounds, as
+    eager PyTorch does on "cpu" or on "gpu" (CUDA and ROCm: a
+    convolution's bias is added after its result is rounded to the 16-bit
+    type; on CPUs before). Raises TorchImportError naming the op and its
     source location for what ke cannot take."""
     torch, fx = _require_torch()
     if weights not in ("inline", "arguments"):
         raise ValueError("weights must be 'inline' or 'arguments', got %r" %
                          (weights,))
+    if roundings not in ROUNDINGS:
+        raise ValueError("roundings must be 'cpu' or 'gpu', got %r" %
+                         (roundings,))
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
     example_inputs = tuple(example_inputs)
@@ -213,7 +329,8 @@ def import_torch(model, example_inputs, func_name="forward",
             # Decomposed here, not by torch-mlir: only the decomposed
             # (functional) program lists the buffer mutations among its
             # results.
-            program = program.run_decompositions(_decompositions())
+            program = program.run_decompositions(
+                _decompositions(roundings))
             keep = _user_output_indices(program)
             module = fx.export_and_import(
                 program, output_type="linalg-on-tensors",

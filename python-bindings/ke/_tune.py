@@ -27,7 +27,7 @@ def tune(model_or_mlir, example_inputs=None, target="cpu", trials=64,
     callable gets each line. Returns the JSON summary: one dict per
     workload (best and untuned times, speedup, trials, errors)."""
     from ke._compiled import _mlir_text
-    text, name = _mlir_text(model_or_mlir, example_inputs)
+    text, name = _mlir_text(model_or_mlir, example_inputs, target)
     with tempfile.TemporaryDirectory(prefix="ke-tune-") as work:
         path = os.path.join(work, name)
         with open(path, "w") as f:

@@ -125,14 +125,19 @@ def test_the_chunked_comparison_is_the_whole_one(monkeypatch):
         actual = expected.clone()
         actual.view(-1)[flat] += delta
         actual.view(-1)[11] += 1e-6
-        close, worst, where = protocol._compare(torch, actual, expected, 1e-4)
+        close, worst, where, outside = protocol._compare(torch, actual,
+                                                         expected, 1e-4)
         assert close == torch.allclose(actual, expected, atol=1e-4, rtol=1e-4)
+        assert outside == int((~torch.isclose(actual, expected, atol=1e-4,
+                                              rtol=1e-4)).sum())
         assert worst == pytest.approx((actual - expected).abs().max().item())
         assert where[0] == flat
     nan = expected.clone()
     nan.view(-1)[30] = float("nan")
-    close, worst, where = protocol._compare(torch, nan, expected, 1e-4)
+    close, worst, where, outside = protocol._compare(torch, nan, expected,
+                                                     1e-4)
     assert not close and worst == float("inf") and where[0] == 30
+    assert outside == 1
 
 
 def test_a_reused_output_buffer_is_caught(problem):
