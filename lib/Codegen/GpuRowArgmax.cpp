@@ -257,12 +257,7 @@ void RowArgmaxBuilder::build() {
 struct GpuRowArgmaxPass final
     : ke::impl::GpuRowArgmaxPassBase<GpuRowArgmaxPass> {
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> marked;
-    getOperation()->walk([&](linalg::LinalgOp op) {
-      if (op->hasAttr(kMark))
-        marked.push_back(op);
-    });
-    for (linalg::LinalgOp op : marked) {
+    for (linalg::LinalgOp op : collectMarked<linalg::LinalgOp>(getOperation(), kMark)) {
       FailureOr<RowArgmax> r = analyze(op);
       if (failed(r))
         return signalPassFailure();

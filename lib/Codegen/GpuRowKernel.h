@@ -25,6 +25,20 @@
 
 namespace ke {
 
+/// The ops of type OpT under `root` that carry the attribute `mark`, in
+/// walk order: collected before any kernel is built, since building one
+/// erases its op.
+template <typename OpT>
+llvm::SmallVector<OpT> collectMarked(mlir::Operation *root,
+                                     llvm::StringRef mark) {
+  llvm::SmallVector<OpT> marked;
+  root->walk([&](OpT op) {
+    if (op->hasAttr(mark))
+      marked.push_back(op);
+  });
+  return marked;
+}
+
 /// Rows and the knobs that split them.
 struct RowGeometry {
   int64_t rows = 0, cols = 0;

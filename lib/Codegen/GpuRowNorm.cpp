@@ -327,12 +327,7 @@ void RowNormBuilder::build() {
 struct GpuRowNormPass final
     : ke::impl::GpuRowNormPassBase<GpuRowNormPass> {
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> marked;
-    getOperation()->walk([&](linalg::LinalgOp op) {
-      if (op->hasAttr(kMark))
-        marked.push_back(op);
-    });
-    for (linalg::LinalgOp op : marked) {
+    for (linalg::LinalgOp op : collectMarked<linalg::LinalgOp>(getOperation(), kMark)) {
       FailureOr<RowNorm> r = analyze(op);
       if (failed(r))
         return signalPassFailure();

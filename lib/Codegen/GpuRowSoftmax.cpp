@@ -184,12 +184,7 @@ void RowSoftmaxBuilder::build() {
 struct GpuRowSoftmaxPass final
     : ke::impl::GpuRowSoftmaxPassBase<GpuRowSoftmaxPass> {
   void runOnOperation() override {
-    SmallVector<linalg::SoftmaxOp> marked;
-    getOperation()->walk([&](linalg::SoftmaxOp op) {
-      if (op->hasAttr(kMark))
-        marked.push_back(op);
-    });
-    for (linalg::SoftmaxOp op : marked) {
+    for (linalg::SoftmaxOp op : collectMarked<linalg::SoftmaxOp>(getOperation(), kMark)) {
       FailureOr<RowSoftmax> s = analyze(op);
       if (failed(s))
         return signalPassFailure();
