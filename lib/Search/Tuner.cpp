@@ -8,6 +8,8 @@
 //                      every measured candidate goes to the records file,
 //                      the log and the database (RecordSink)
 //   SearchTask.cpp     one workload's candidates, measured and pending
+//   ExploreThenDroplet.cpp  one workload's rounds: explore, droplet, and
+//                      restarts while budget is left
 //   Explorer.cpp       Ansor-style evolution guided by the cost model
 //   Droplet.cpp        coordinate descent on the best schedule's knobs
 //   TaskScheduler.cpp  the trial budget split across workloads by gradient
@@ -26,6 +28,7 @@
 #include "TuningOutput.h"
 
 #include "ke/Database/Database.h"
+#include "ke/Search/ExploreThenDroplet.h"
 #include "ke/TunedSchedules/TunedSchedules.h"
 #include "ke/Workload/Kernel.h"
 
@@ -104,10 +107,8 @@ struct WorkloadTuning {
   TuningResult result;
   std::unique_ptr<Evaluator> evaluator;
   std::unique_ptr<SearchTask> task;
-  std::unique_ptr<Explorer> explorer;
-  std::unique_ptr<DropletSearch> droplet;
-  /// Trials this workload may still take before exploration ends.
-  unsigned exploreLeft = 0;
+  /// The default search (null for --search=random).
+  std::unique_ptr<ExploreThenDroplet> search;
 };
 
 /// Writes a candidate to the database, the records file and the log; a
@@ -242,13 +243,12 @@ bool prepare(WorkloadTuning &w, const TargetDescription &target,
   w.result.untuned = untunedRecord;
   w.task->addRecord(untuned, untunedRecord, SearchPhase::Untuned);
 
-  if (options.strategy == SearchStrategy::ExploreThenDroplet) {
-    unsigned explored = w.task->getNumPrevious();
-    w.exploreLeft = options.explore > explored ? options.explore - explored : 0;
-    w.explorer = std::make_unique<Explorer>(
-        *w.task, createDefaultCostModel(seed), options.explorer);
-    w.droplet = std::make_unique<DropletSearch>(*w.task, options.droplet);
-  }
+  if (options.strategy == SearchStrategy::ExploreThenDroplet)
+    w.search = std::make_unique<ExploreThenDroplet>(
+        *w.task, createDefaultCostModel(seed),
+        ExploreThenDropletOptions{options.explore, options.explorer,
+                                  options.droplet,
+                                  options.stopWhenConverged});
   return true;
 }
 
@@ -275,32 +275,10 @@ unsigned runRound(WorkloadTuning &w, const TuneOptions &options,
       w.result.stopped = "exhausted";
     return measured;
   }
-  if (w.exploreLeft > 0) {
-    unsigned measured =
-        w.explorer->runRound(std::min(w.exploreLeft, maxTrials));
-    w.exploreLeft = measured ? w.exploreLeft - measured : 0;
-    if (measured)
-      return measured;
-  }
-  unsigned measured = w.droplet->runRound(maxTrials);
-  if (measured)
-    return measured;
-  // Converged with budget left: the budget is spent, not abandoned. A new
-  // round of exploration (the evolution and the cost model propose
-  // candidates not measured yet), then droplet search again from the best
-  // so far, which may be one of them.
-  if (w.droplet->isFinished() && !options.stopWhenConverged) {
-    unsigned explored = w.explorer->runRound(
-        std::min(options.explorer.batchSize, maxTrials));
-    if (explored) {
-      w.result.dropletMoves += w.droplet->getNumMoves();
-      w.droplet = std::make_unique<DropletSearch>(*w.task, options.droplet);
-      ++w.result.restarts;
-      return explored;
-    }
-  }
-  w.result.stopped = w.droplet->isFinished() ? "converged" : "exhausted";
-  return 0;
+  unsigned measured = w.search->runRound(maxTrials);
+  if (!measured)
+    w.result.stopped = w.search->getStopReason().str();
+  return measured;
 }
 
 } // namespace
@@ -411,8 +389,10 @@ std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
     if (w.task) {
       if (const MeasuredCandidate *best = w.task->getBest())
         w.result.best = best->record;
-      if (w.droplet)
-        w.result.dropletMoves += w.droplet->getNumMoves();
+      if (w.search) {
+        w.result.dropletMoves = w.search->getNumDropletMoves();
+        w.result.restarts = w.search->getNumRestarts();
+      }
       if (w.result.stopped.empty())
         w.result.stopped = "budget";
     }

@@ -9,6 +9,7 @@
 #include "TestUtils.h"
 
 #include "ke/Search/Droplet.h"
+#include "ke/Search/ExploreThenDroplet.h"
 #include "ke/Search/Explorer.h"
 #include "ke/Search/Statistics.h"
 #include "ke/Search/TaskScheduler.h"
@@ -243,4 +244,42 @@ TEST_F(SearchTest, SameSeedSameCandidates) {
   EXPECT_EQ(first, second);
   std::vector<std::string> other = runSearch(43, 96, 40);
   EXPECT_NE(first, other);
+}
+
+/// Runs the default search on a synthetic task with `budget` trials; returns
+/// the trials measured.
+static unsigned runDefaultSearch(ExploreThenDroplet &search, SearchTask &task,
+                                 unsigned budget) {
+  while (task.getNumMeasured() < budget)
+    if (!search.runRound(budget - task.getNumMeasured()))
+      break;
+  return task.getNumMeasured();
+}
+
+TEST_F(SearchTest, ConvergedSearchSpendsTheRestOfTheBudget) {
+  // The bowl converges after a few droplet rounds; the rest of the budget
+  // goes to new exploration and droplet search again (restarts).
+  std::unique_ptr<SearchTask> task = makeTask(13, nullptr);
+  ExploreThenDropletOptions options;
+  options.explore = 32;
+  options.explorer.populationSize = 256;
+  options.explorer.batchSize = 32;
+  ExploreThenDroplet search(*task, createNearestNeighbourCostModel(), options);
+  EXPECT_EQ(runDefaultSearch(search, *task, 300), 300u);
+  EXPECT_GT(search.getNumRestarts(), 0u);
+  EXPECT_GT(search.getNumDropletMoves(), 0u);
+  EXPECT_TRUE(search.getStopReason().empty());
+}
+
+TEST_F(SearchTest, StopWhenConvergedKeepsTheBudget) {
+  std::unique_ptr<SearchTask> task = makeTask(13, nullptr);
+  ExploreThenDropletOptions options;
+  options.explore = 32;
+  options.explorer.populationSize = 256;
+  options.explorer.batchSize = 32;
+  options.stopWhenConverged = true;
+  ExploreThenDroplet search(*task, createNearestNeighbourCostModel(), options);
+  EXPECT_LT(runDefaultSearch(search, *task, 300), 300u);
+  EXPECT_EQ(search.getNumRestarts(), 0u);
+  EXPECT_EQ(search.getStopReason(), "converged");
 }
