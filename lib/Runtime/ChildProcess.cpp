@@ -2,10 +2,11 @@
 
 #include "ke/Runtime/ChildProcess.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
@@ -29,29 +30,33 @@ std::string ChildResult::describe() const {
   return "?";
 }
 
-ChildResult ke::runInChild(
+RunningChild RunningChild::start(
     llvm::function_ref<int(llvm::raw_ostream &report)> body,
     double timeoutSeconds) {
-  ChildResult result;
-  auto start = std::chrono::steady_clock::now();
+  RunningChild child;
+  child.timeoutSeconds = timeoutSeconds;
+  child.startTime = std::chrono::steady_clock::now();
   int fds[2];
   if (pipe(fds) != 0) {
-    result.status = ChildResult::Status::ForkFailed;
-    result.report = strerror(errno);
-    return result;
+    child.result.status = ChildResult::Status::ForkFailed;
+    child.result.report = strerror(errno);
+    return child;
   }
   llvm::outs().flush();
   llvm::errs().flush();
   pid_t pid = fork();
   if (pid < 0) {
-    result.status = ChildResult::Status::ForkFailed;
-    result.report = strerror(errno);
+    child.result.status = ChildResult::Status::ForkFailed;
+    child.result.report = strerror(errno);
     close(fds[0]);
     close(fds[1]);
-    return result;
+    return child;
   }
   if (pid == 0) {
     close(fds[0]);
+    // Tools the child runs (ptxas) must not hold the report open: the
+    // parent sees its end when the child ends.
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
     // The report carries what matters; libraries that print on their own
     // (the JIT, OpenMP) would only clutter the parent's progress output.
     if (!getenv("KE_CHILD_STDERR")) {
@@ -69,51 +74,173 @@ ChildResult ke::runInChild(
     }
     _exit(code); // no atexit handlers or stdio flushes of the parent's state
   }
-
   close(fds[1]);
-  bool timedOut = false;
+  // Nor the tools that children forked later run.
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  child.pid = pid;
+  child.fd = fds[0];
+  child.done = false;
+  return child;
+}
+
+RunningChild::RunningChild(RunningChild &&other)
+    : pid(other.pid), fd(other.fd), done(other.done),
+      timedOut(other.timedOut), timeoutSeconds(other.timeoutSeconds),
+      startTime(other.startTime), result(std::move(other.result)) {
+  other.pid = -1;
+  other.fd = -1;
+  other.done = true;
+}
+
+RunningChild::~RunningChild() {
+  if (fd >= 0)
+    close(fd);
+  if (pid > 0) {
+    kill(pid, SIGKILL);
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+int RunningChild::remainingMs() const {
+  double elapsed = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - startTime)
+                       .count();
+  return std::max(0, int((timeoutSeconds - elapsed) * 1000));
+}
+
+void RunningChild::readAvailable() {
+  if (done)
+    return;
   char buffer[4096];
   while (true) {
-    double elapsed = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
-    int remainingMs = int((timeoutSeconds - elapsed) * 1000);
-    if (remainingMs <= 0) {
-      timedOut = true;
-      break;
+    if (remainingMs() <= 0) {
+      timedOut = done = true;
+      return;
     }
-    pollfd p{fds[0], POLLIN, 0};
-    int ready = poll(&p, 1, remainingMs);
+    pollfd p{fd, POLLIN, 0};
+    int ready = poll(&p, 1, 0);
     if (ready < 0 && errno == EINTR)
       continue;
     if (ready <= 0) {
-      timedOut = ready == 0;
-      break;
+      // poll failing is treated as the end of the report: finish() reaps.
+      done = ready < 0;
+      return;
     }
-    ssize_t n = read(fds[0], buffer, sizeof(buffer));
+    ssize_t n = read(fd, buffer, sizeof(buffer));
     if (n < 0 && errno == EINTR)
       continue;
-    if (n <= 0)
-      break; // EOF: the child closed its end (exited or is exiting)
+    if (n <= 0) {
+      done = true; // EOF: the child closed its end (exited or is exiting)
+      return;
+    }
     result.report.append(buffer, n);
   }
-  close(fds[0]);
-  if (timedOut)
-    kill(pid, SIGKILL);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+}
+
+void RunningChild::waitForAny(llvm::ArrayRef<RunningChild *> children,
+                              int maxMs) {
+  llvm::SmallVector<pollfd> fds;
+  int timeoutMs = maxMs;
+  for (RunningChild *child : children) {
+    if (child->done)
+      continue;
+    fds.push_back({child->fd, POLLIN, 0});
+    timeoutMs = std::min(timeoutMs, child->remainingMs());
   }
-  result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  if (timedOut) {
-    result.status = ChildResult::Status::TimedOut;
-  } else if (WIFSIGNALED(status)) {
-    result.status = ChildResult::Status::Signaled;
-    result.signal = WTERMSIG(status);
-  } else {
-    result.status = ChildResult::Status::Exited;
-    result.exitCode = WEXITSTATUS(status);
+  if (fds.empty())
+    return;
+  if (poll(fds.data(), fds.size(), timeoutMs) < 0 && errno != EINTR)
+    return;
+  for (RunningChild *child : children)
+    child->readAvailable();
+}
+
+ChildResult RunningChild::finish() {
+  while (!done)
+    waitForAny({this}, remainingMs() + 1);
+  if (fd >= 0) {
+    close(fd);
+    fd = -1;
   }
-  return result;
+  if (pid > 0) {
+    if (timedOut)
+      kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid = -1;
+    if (timedOut) {
+      result.status = ChildResult::Status::TimedOut;
+    } else if (WIFSIGNALED(status)) {
+      result.status = ChildResult::Status::Signaled;
+      result.signal = WTERMSIG(status);
+    } else {
+      result.status = ChildResult::Status::Exited;
+      result.exitCode = WEXITSTATUS(status);
+    }
+  }
+  result.seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - startTime)
+                       .count();
+  return std::move(result);
+}
+
+ChildResult ke::runInChild(
+    llvm::function_ref<int(llvm::raw_ostream &report)> body,
+    double timeoutSeconds) {
+  return RunningChild::start(body, timeoutSeconds).finish();
+}
+
+void ke::runBuildAndMeasure(
+    unsigned count, unsigned jobs, llvm::function_ref<ChildJob(unsigned)> build,
+    llvm::function_ref<std::optional<ChildJob>(unsigned, const ChildResult &)>
+        measure,
+    llvm::function_ref<void(unsigned, const ChildResult &, const ChildResult *)>
+        finished) {
+  jobs = std::max(1u, jobs);
+  std::vector<std::optional<RunningChild>> building(count);
+  std::vector<std::optional<ChildResult>> built(count);
+  std::optional<RunningChild> measuring;
+  unsigned nextBuild = 0, running = 0, next = 0;
+  while (next < count) {
+    while (running < jobs && nextBuild < count) {
+      ChildJob job = build(nextBuild);
+      building[nextBuild].emplace(
+          RunningChild::start(job.body, job.timeoutSeconds));
+      ++running;
+      ++nextBuild;
+    }
+    for (unsigned i = next; i < nextBuild; ++i)
+      if (building[i] && building[i]->isDone()) {
+        built[i] = building[i]->finish();
+        building[i].reset();
+        --running;
+      }
+    if (!measuring && built[next]) {
+      std::optional<ChildJob> job = measure(next, *built[next]);
+      if (!job) {
+        finished(next, *built[next], nullptr);
+        built[next].reset();
+        ++next;
+        continue;
+      }
+      measuring.emplace(RunningChild::start(job->body, job->timeoutSeconds));
+    }
+    if (measuring && measuring->isDone()) {
+      ChildResult measured = measuring->finish();
+      measuring.reset();
+      finished(next, *built[next], &measured);
+      built[next].reset();
+      ++next;
+      continue;
+    }
+    llvm::SmallVector<RunningChild *> children;
+    for (unsigned i = next; i < nextBuild; ++i)
+      if (building[i])
+        children.push_back(&*building[i]);
+    if (measuring)
+      children.push_back(&*measuring);
+    RunningChild::waitForAny(children);
+  }
 }

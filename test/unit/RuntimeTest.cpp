@@ -4,10 +4,15 @@
 #include "ke/Runtime/HostBuffer.h"
 #include "ke/Runtime/Measurement.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
 #include <csignal>
+#include <fcntl.h>
 #include <unistd.h>
 
 using namespace ke;
@@ -117,6 +122,114 @@ TEST(ChildProcessTest, HangIsKilledAtTheLimit) {
       0.3);
   EXPECT_EQ(r.status, ChildResult::Status::TimedOut);
   EXPECT_LT(r.seconds, 5.0);
+}
+
+/// A file in a fresh temporary directory of this test.
+static std::string tempPath(llvm::StringRef name) {
+  static llvm::SmallString<128> dir;
+  if (dir.empty())
+    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("ke-pipeline", dir));
+  llvm::SmallString<128> path(dir);
+  llvm::sys::path::append(path, name);
+  return std::string(path);
+}
+
+/// Waits up to 5 s for `path` to exist.
+static bool waitForFile(const std::string &path) {
+  for (int i = 0; i < 500; ++i) {
+    if (llvm::sys::fs::exists(path))
+      return true;
+    usleep(10000);
+  }
+  return false;
+}
+
+TEST(ChildPipelineTest, OutcomesInOrderAndFailedBuildsNotMeasured) {
+  std::vector<std::string> events;
+  runBuildAndMeasure(
+      6, 3,
+      [](unsigned i) {
+        return ChildJob{[i](llvm::raw_ostream &os) {
+                          if (i == 2)
+                            raise(SIGSEGV);
+                          if (i == 4)
+                            for (;;)
+                              pause();
+                          os << "b" << i;
+                          return 0;
+                        },
+                        i == 4 ? 0.3 : 10};
+      },
+      [&](unsigned i, const ChildResult &built) -> std::optional<ChildJob> {
+        events.push_back("measure " + std::to_string(i));
+        if (!built.succeeded())
+          return std::nullopt;
+        return ChildJob{[i](llvm::raw_ostream &os) {
+                          os << "m" << i;
+                          return 0;
+                        },
+                        10};
+      },
+      [&](unsigned i, const ChildResult &built, const ChildResult *measured) {
+        std::string e = "done " + std::to_string(i) + " " + built.report;
+        if (!built.succeeded())
+          e += built.status == ChildResult::Status::TimedOut ? "timeout"
+                                                             : "crash";
+        if (measured)
+          e += " " + measured->report;
+        events.push_back(e);
+      });
+  EXPECT_EQ(events, (std::vector<std::string>{
+                        "measure 0", "done 0 b0 m0", "measure 1",
+                        "done 1 b1 m1", "measure 2", "done 2 crash",
+                        "measure 3", "done 3 b3 m3", "measure 4",
+                        "done 4 timeout", "measure 5", "done 5 b5 m5"}));
+}
+
+TEST(ChildPipelineTest, BuildsRunTogetherMeasurementsOneAtATime) {
+  // Builds 0 and 1 each wait for the other's file: they end well only when
+  // they run at the same time.
+  std::string lock = tempPath("measuring");
+  std::vector<std::string> built, measured;
+  runBuildAndMeasure(
+      4, 2,
+      [](unsigned i) {
+        return ChildJob{[i](llvm::raw_ostream &os) {
+                          std::string mine = tempPath("built" + std::to_string(i));
+                          std::string other =
+                              tempPath("built" + std::to_string(i ^ 1));
+                          int fd = open(mine.c_str(), O_CREAT | O_WRONLY, 0600);
+                          close(fd);
+                          os << (waitForFile(other) ? "together" : "alone");
+                          return 0;
+                        },
+                        10};
+      },
+      [&](unsigned, const ChildResult &) -> std::optional<ChildJob> {
+        // Each measurement holds a lock file: a second one at the same time
+        // would fail to create it.
+        return ChildJob{[lock](llvm::raw_ostream &os) {
+                          int fd = open(lock.c_str(),
+                                        O_CREAT | O_EXCL | O_WRONLY, 0600);
+                          if (fd < 0) {
+                            os << "overlap";
+                            return 0;
+                          }
+                          close(fd);
+                          usleep(50000);
+                          llvm::sys::fs::remove(lock);
+                          os << "alone";
+                          return 0;
+                        },
+                        10};
+      },
+      [&](unsigned, const ChildResult &b, const ChildResult *m) {
+        built.push_back(b.report);
+        measured.push_back(m ? m->report : "none");
+      });
+  EXPECT_EQ(built, std::vector<std::string>(4, "together"));
+  EXPECT_EQ(measured, std::vector<std::string>(4, "alone"));
+  llvm::sys::fs::remove_directories(llvm::sys::path::parent_path(lock));
 }
 
 TEST(MeasurementTest, MedianAndRepeats) {
