@@ -6,7 +6,10 @@
 //   CpuEvaluator.cpp    this machine's CPU: the reference run, then per
 //                       candidate build (JIT), check, time in a child
 //   GpuEvaluator.cpp    CUDA and ROCm: the CPU reference, then per candidate
-//                       build (lower, open, load), check, time in a child
+//                       a build child (lower, write the binary), up to
+//                       `jobs` at once, and a measuring child (load, check,
+//                       time), one at a time
+//   GpuBinaryFile.cpp   the lowered binary between the two children
 //   CandidateSteps.cpp  what both share of the three steps, and the child's
 //                       report
 //
@@ -16,6 +19,8 @@
 
 #include "ke/Measure/CpuEvaluator.h"
 #include "ke/Measure/GpuEvaluator.h"
+
+#include "llvm/Support/Threading.h"
 
 using namespace mlir;
 using namespace ke;
@@ -57,6 +62,17 @@ llvm::json::Value CandidateRecord::toJSON() const {
 }
 
 Evaluator::~Evaluator() = default;
+
+void Evaluator::evaluateBatch(llvm::ArrayRef<Schedule> schedules,
+                              BestFn bestSeconds, RecordFn onRecord) {
+  for (auto [index, schedule] : llvm::enumerate(schedules))
+    onRecord(index, evaluate(schedule, bestSeconds()));
+}
+
+unsigned ke::getDefaultBuildJobs() {
+  unsigned cores = llvm::heavyweight_hardware_concurrency().compute_thread_count();
+  return std::max(1u, cores > 1 ? cores - 1 : 1u);
+}
 
 FailureOr<std::unique_ptr<Evaluator>>
 ke::createEvaluator(Operation *anchor, const TargetDescription &target,

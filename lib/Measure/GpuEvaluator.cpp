@@ -4,16 +4,21 @@
 //   getDefaultGpuKernelBuilder   ke's GPU lowering, as the build step uses it
 //   GpuEvaluator::create         input sets (a CpuEvaluator on the host), then
 //                                the reference on the CPU or the device
-//   DeviceSteps<Runtime>         one candidate on CUDA or HIP: build (lower,
-//                                open, load), check, time; or the device
-//                                reference: build, run, write its outputs
-//   GpuEvaluator::evaluate       the script, then the steps in a child
+//   DeviceSteps<Runtime>         one candidate on CUDA or HIP: lower; load
+//                                (open, load), check, time; or the device
+//                                reference: lower, load, run, write its
+//                                outputs
+//   GpuEvaluator::evaluateBatch  the scripts, then per candidate a build
+//                                child (apply, lower, the binary to a file;
+//                                up to `jobs` at once) and a measuring child
+//                                (load, check, time; one at a time)
 //
 //===----------------------------------------------------------------------===//
 
 #include "ke/Measure/GpuEvaluator.h"
 
 #include "CandidateSteps.h"
+#include "GpuBinaryFile.h"
 
 #include "ke/Codegen/GpuPipeline.h"
 #include "ke/Codegen/GpuReference.h"
@@ -161,12 +166,11 @@ template <typename Runtime> struct DeviceSteps {
     writeCandidateReport(report, error, message.str(), nullptr, 0);
   }
 
-  /// The build step: lowered to a binary, the device opened, the binary
-  /// loaded, the runner set up on the input sets. std::nullopt after writing
-  /// the failure's report.
-  std::optional<Built> build(ModuleOp scheduled,
-                             const GpuKernelBuilder &builder,
-                             const DiagnosticCollector &diagnostics) {
+  /// The build step's lowering: the scheduled module to a binary.
+  /// std::nullopt after writing the failure's report.
+  std::optional<GpuKernelBinary>
+  lower(ModuleOp scheduled, const GpuKernelBuilder &builder,
+        const DiagnosticCollector &diagnostics) {
     llvm::Expected<GpuKernelBinary> binary = builder(scheduled, target);
     if (!binary) {
       std::string message = llvm::toString(binary.takeError());
@@ -175,6 +179,13 @@ template <typename Runtime> struct DeviceSteps {
       fail(ErrorClass::CompileError, message);
       return std::nullopt;
     }
+    return std::move(*binary);
+  }
+
+  /// The rest of the build step: the device opened, the binary loaded, the
+  /// runner set up on the input sets. std::nullopt after writing the
+  /// failure's report.
+  std::optional<Built> load(const GpuKernelBinary &binary) {
     Built built;
     llvm::Expected<std::unique_ptr<Device>> device =
         Runtime::open(options.deviceOrdinal);
@@ -184,7 +195,7 @@ template <typename Runtime> struct DeviceSteps {
     }
     built.device = std::move(*device);
     llvm::Expected<std::unique_ptr<Module>> module =
-        Module::load(*built.device, *binary);
+        Module::load(*built.device, binary);
     if (!module) {
       fail(ErrorClass::CompileError, llvm::toString(module.takeError()));
       return std::nullopt;
@@ -266,7 +277,11 @@ template <typename Runtime> struct DeviceSteps {
   void runReference(ModuleOp kernel, const GpuKernelBuilder &builder,
                     const DiagnosticCollector &diagnostics,
                     llvm::StringRef path) {
-    std::optional<Built> built = build(kernel, builder, diagnostics);
+    std::optional<GpuKernelBinary> binary =
+        lower(kernel, builder, diagnostics);
+    if (!binary)
+      return;
+    std::optional<Built> built = load(*binary);
     if (!built)
       return;
     std::vector<HostBuffer> results;
@@ -276,11 +291,9 @@ template <typename Runtime> struct DeviceSteps {
       writeSingleRunReport(report, *seconds, 0, /*earlyStop=*/false);
   }
 
-  /// Build, check and time.
-  void run(ModuleOp scheduled, const GpuKernelBuilder &builder,
-           const DiagnosticCollector &diagnostics,
-           std::optional<double> bestSeconds) {
-    std::optional<Built> built = build(scheduled, builder, diagnostics);
+  /// The measuring child's steps: load, check and time a built binary.
+  void run(const GpuKernelBinary &binary, std::optional<double> bestSeconds) {
+    std::optional<Built> built = load(binary);
     if (!built)
       return;
     double worst = 0;
@@ -360,27 +373,102 @@ LogicalResult GpuEvaluator::runDeviceReference(Operation *anchor,
 
 CandidateRecord GpuEvaluator::evaluate(const Schedule &schedule,
                                        std::optional<double> bestSeconds) {
-  std::optional<std::string> script =
-      writeScriptCrashSafely(schedule, getKernelAnchor(), target);
-  if (!script)
-    return scriptCrashRecord(schedule);
+  CandidateRecord result;
+  evaluateBatch(
+      schedule, [&] { return bestSeconds; },
+      [&](unsigned, CandidateRecord record) { result = std::move(record); });
+  return result;
+}
+
+void GpuEvaluator::evaluateBatch(llvm::ArrayRef<Schedule> schedules,
+                                 BestFn bestSeconds, RecordFn onRecord) {
   ModuleOp kernel = cpu->getKernel().module.get();
-  ChildResult child = runInChild(
-      [&](llvm::raw_ostream &report) -> int {
-        DiagnosticCollector diagnostics(kernel->getContext());
-        OwningOpRef<ModuleOp> payload =
-            applyCandidateScript(report, kernel, *script, diagnostics);
-        if (!payload)
-          return 0;
-        runDeviceSteps(target, report, *cpu, referenceOutputs, options,
-                       [&](auto &device) {
-                         device.run(*payload, builder, diagnostics,
-                                    bestSeconds);
-                       });
-        return 0;
+  unsigned count = schedules.size();
+  // Scripts are written here (under crash recovery), binaries by the build
+  // children into files of their own.
+  std::vector<std::optional<std::string>> scripts;
+  std::vector<llvm::SmallString<128>> paths(count);
+  for (unsigned i = 0; i < count; ++i) {
+    scripts.push_back(
+        writeScriptCrashSafely(schedules[i], getKernelAnchor(), target));
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+            "ke-binary", "json", paths[i]))
+      paths[i].clear();
+  }
+  llvm::scope_exit removeFiles([&] {
+    for (const llvm::SmallString<128> &path : paths)
+      if (!path.empty())
+        llvm::sys::fs::remove(path);
+  });
+  unsigned jobs = options.jobs ? options.jobs : getDefaultBuildJobs();
+
+  runBuildAndMeasure(
+      count, jobs,
+      [&](unsigned i) {
+        return ChildJob{
+            [&, i](llvm::raw_ostream &report) -> int {
+              if (!scripts[i]) {
+                CandidateRecord crashed = scriptCrashRecord(schedules[i]);
+                writeCandidateReport(report, crashed.error, crashed.message,
+                                     nullptr, 0);
+                return 0;
+              }
+              if (paths[i].empty()) {
+                writeCandidateReport(report, ErrorClass::CompileError,
+                                     "cannot create a temporary file for "
+                                     "the binary",
+                                     nullptr, 0);
+                return 0;
+              }
+              DiagnosticCollector diagnostics(kernel->getContext());
+              OwningOpRef<ModuleOp> payload =
+                  applyCandidateScript(report, kernel, *scripts[i], diagnostics);
+              if (!payload)
+                return 0;
+              runDeviceSteps(target, report, *cpu, referenceOutputs, options,
+                             [&](auto &device) {
+                               std::optional<GpuKernelBinary> binary =
+                                   device.lower(*payload, builder,
+                                                diagnostics);
+                               if (!binary)
+                                 return;
+                               if (llvm::Error error =
+                                       writeGpuKernelBinary(paths[i], *binary))
+                                 return device.fail(
+                                     ErrorClass::CompileError,
+                                     llvm::toString(std::move(error)));
+                               writeCandidateReport(report, ErrorClass::None,
+                                                    "", nullptr, 0);
+                             });
+              return 0;
+            },
+            options.timeoutSeconds};
       },
-      options.timeoutSeconds);
-  CandidateRecord record = readCandidateReport(child, &schedule);
-  record.script = std::move(*script);
-  return record;
+      [&](unsigned i, const ChildResult &built) -> std::optional<ChildJob> {
+        if (!readCandidateReport(built, &schedules[i]).isValid())
+          return std::nullopt;
+        std::optional<double> best = bestSeconds();
+        return ChildJob{
+            [&, i, best](llvm::raw_ostream &report) -> int {
+              llvm::Expected<GpuKernelBinary> binary =
+                  readGpuKernelBinary(paths[i]);
+              if (!binary) {
+                writeCandidateReport(report, ErrorClass::CompileError,
+                                     llvm::toString(binary.takeError()),
+                                     nullptr, 0);
+                return 0;
+              }
+              runDeviceSteps(target, report, *cpu, referenceOutputs, options,
+                             [&](auto &device) { device.run(*binary, best); });
+              return 0;
+            },
+            options.timeoutSeconds};
+      },
+      [&](unsigned i, const ChildResult &built, const ChildResult *measured) {
+        CandidateRecord record =
+            readCandidateReport(measured ? *measured : built, &schedules[i]);
+        if (scripts[i])
+          record.script = std::move(*scripts[i]);
+        onRecord(i, std::move(record));
+      });
 }

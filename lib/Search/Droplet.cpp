@@ -89,16 +89,20 @@ unsigned DropletSearch::runRound(unsigned maxTrials) {
     const MeasuredCandidate *center = task.find(*current);
     std::vector<Schedule> around = neighbours(*current);
     bool exhausted = true;
+    std::vector<Schedule> batch;
+    llvm::StringSet<> inBatch;
     for (const Schedule &s : around) {
-      if (task.isMeasured(s))
+      if (task.isMeasured(s) || inBatch.contains(getScheduleId(s)))
         continue;
-      if (measured == maxTrials) {
+      if (measured + batch.size() == maxTrials) {
         exhausted = false;
         break;
       }
-      task.measure(s, SearchPhase::Droplet);
-      ++measured;
+      inBatch.insert(getScheduleId(s));
+      batch.push_back(s);
     }
+    // One batch: a GPU evaluator builds the neighbours in parallel.
+    measured += task.measureBatch(batch, SearchPhase::Droplet);
     center = task.find(*current); // measuring may have grown the history
     const MeasuredCandidate *bestNeighbour = nullptr;
     for (const Schedule &s : around) {

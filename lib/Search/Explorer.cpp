@@ -199,10 +199,5 @@ std::vector<Schedule> Explorer::propose(unsigned count) {
 
 unsigned Explorer::runRound(unsigned maxTrials) {
   unsigned count = std::min(options.batchSize, maxTrials);
-  unsigned measured = 0;
-  for (const Schedule &s : propose(count)) {
-    task.measure(s, SearchPhase::Explore);
-    ++measured;
-  }
-  return measured;
+  return task.measureBatch(propose(count), SearchPhase::Explore);
 }

@@ -2,6 +2,8 @@
 
 #include "ke/Search/SearchTask.h"
 
+#include "llvm/ADT/StringSet.h"
+
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
@@ -87,10 +89,37 @@ const MeasuredCandidate &SearchTask::measure(const Schedule &schedule,
   auto it = measuredIds.find(getScheduleId(schedule));
   if (it != measuredIds.end())
     return history[it->second];
-  CandidateRecord record = measureFn(schedule, getBestSeconds());
+  return appendMeasured(
+      {schedule, measureFn(schedule, getBestSeconds()), phase});
+}
+
+const MeasuredCandidate &
+SearchTask::appendMeasured(MeasuredCandidate candidate) {
   ++numMeasured;
-  append({schedule, std::move(record), phase});
+  append(std::move(candidate));
   if (onMeasured)
     onMeasured(history.back());
   return history.back();
+}
+
+unsigned SearchTask::measureBatch(llvm::ArrayRef<Schedule> schedules,
+                                  SearchPhase phase) {
+  std::vector<Schedule> pending;
+  llvm::StringSet<> ids;
+  for (const Schedule &s : schedules) {
+    std::string id = getScheduleId(s);
+    if (!measuredIds.contains(id) && ids.insert(id).second)
+      pending.push_back(s);
+  }
+  if (!batchMeasureFn) {
+    for (const Schedule &s : pending)
+      measure(s, phase);
+    return pending.size();
+  }
+  batchMeasureFn(
+      pending, [this] { return getBestSeconds(); },
+      [&](unsigned index, CandidateRecord record) {
+        appendMeasured({pending[index], std::move(record), phase});
+      });
+  return pending.size();
 }

@@ -34,6 +34,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/SHA256.h"
 
@@ -206,6 +207,12 @@ bool prepare(WorkloadTuning &w, const TargetDescription &target,
         return evaluator->evaluate(s, best);
       },
       seed);
+  w.task->setBatchMeasure(
+      [evaluator](llvm::ArrayRef<Schedule> schedules,
+                  llvm::function_ref<std::optional<double>()> best,
+                  llvm::function_ref<void(unsigned, CandidateRecord)> onRecord) {
+        evaluator->evaluateBatch(schedules, best, onRecord);
+      });
 
   if (options.database) {
     llvm::Expected<std::vector<TuningRecord>> previous =
@@ -258,19 +265,19 @@ unsigned runRound(WorkloadTuning &w, const TuneOptions &options,
                   unsigned maxTrials) {
   SearchTask &task = *w.task;
   if (options.strategy == SearchStrategy::Random) {
-    unsigned measured = 0;
+    std::vector<Schedule> batch;
+    llvm::StringSet<> inBatch;
     for (unsigned tries = 0;
-         measured < std::min(options.explorer.batchSize, maxTrials) &&
+         batch.size() < std::min(options.explorer.batchSize, maxTrials) &&
          tries < 1000;
          ++tries) {
       std::optional<Schedule> s = task.sampleRandom();
       if (!s)
         break;
-      if (task.isMeasured(*s))
-        continue;
-      task.measure(*s, SearchPhase::Random);
-      ++measured;
+      if (!task.isMeasured(*s) && inBatch.insert(getScheduleId(*s)).second)
+        batch.push_back(*s);
     }
+    unsigned measured = task.measureBatch(batch, SearchPhase::Random);
     if (!measured)
       w.result.stopped = "exhausted";
     return measured;

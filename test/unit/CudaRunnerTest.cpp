@@ -9,15 +9,23 @@
 
 #include "GpuTestUtils.h"
 
+// The binary file between a build child and its measuring child is private
+// to lib/Measure.
+#include "../../lib/Measure/GpuBinaryFile.h"
+
 #include "ke/Runtime/ChildProcess.h"
 #include "ke/Runtime/CudaRunner.h"
 #include "ke/Measure/GpuEvaluator.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 
 #include <cstdlib>
 #include <cstring>
+#include <csignal>
+#include <fcntl.h>
+#include <unistd.h>
 
 using namespace ke;
 using ke::testing::IRTest;
@@ -297,6 +305,160 @@ TEST_F(GpuEvaluatorTest, MissingDeviceIsALaunchErrorNotACrash) {
   EXPECT_EQ(record.error, ErrorClass::LaunchError);
   EXPECT_NE(record.message.find("no CUDA driver"), std::string::npos)
       << record.message;
+}
+
+/// A builder that names its process in `dir` (a file named by its pid),
+/// then waits up to `waitSeconds` until `count` of the processes named
+/// there are alive at once, and fails with "together" when they were (the
+/// builds ran at the same time), else "alone".
+static GpuKernelBuilder rendezvousBuilder(std::string dir, unsigned count,
+                                          double waitSeconds) {
+  return [=](mlir::ModuleOp, const TargetDescription &)
+             -> llvm::Expected<GpuKernelBinary> {
+    std::string mine = dir + "/" + std::to_string(getpid());
+    close(open(mine.c_str(), O_CREAT | O_WRONLY, 0600));
+    for (int tries = 0; tries < int(waitSeconds * 100); ++tries) {
+      unsigned alive = 0;
+      std::error_code ec;
+      for (llvm::sys::fs::directory_iterator it(dir, ec), end;
+           it != end && !ec; it.increment(ec)) {
+        int pid = std::atoi(llvm::sys::path::filename(it->path()).str().c_str());
+        alive += pid > 0 && kill(pid, 0) == 0;
+      }
+      if (alive >= count) {
+        usleep(300000); // alive long enough for the others to see it
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "together");
+      }
+      usleep(10000);
+    }
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "alone");
+  };
+}
+
+TEST_F(GpuEvaluatorTest, BatchBuildsRunInParallelChildren) {
+  for (unsigned jobs : {3u, 1u}) {
+    llvm::SmallString<128> dir;
+    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ke-builds", dir));
+    std::unique_ptr<GpuEvaluator> evaluator = evaluatorFor(
+        rendezvousBuilder(std::string(dir), 3, jobs == 1 ? 0.3 : 10), jobs);
+    ASSERT_TRUE(evaluator);
+    std::vector<Schedule> batch(3, schedule());
+    std::vector<std::string> messages;
+    evaluator->evaluateBatch(
+        batch, [] { return std::nullopt; },
+        [&](unsigned index, CandidateRecord record) {
+          EXPECT_EQ(index, messages.size());
+          EXPECT_EQ(record.error, ErrorClass::CompileError);
+          messages.push_back(record.message);
+        });
+    EXPECT_EQ(messages, std::vector<std::string>(
+                            3, jobs == 1 ? "alone" : "together"))
+        << jobs << " jobs";
+    llvm::sys::fs::remove_directories(dir);
+  }
+}
+
+TEST_F(GpuEvaluatorTest, BatchRecordsComeInOrderWithTheirScripts) {
+  // A valid schedule lowered to a binary that goes through its file to the
+  // measuring child (which stops at the missing device), an unparsable
+  // script, and the valid one again: the records come in the batch's order.
+  std::unique_ptr<GpuEvaluator> evaluator =
+      evaluatorFor(getDefaultGpuKernelBuilder(), 2);
+  ASSERT_TRUE(evaluator);
+  mlir::FailureOr<Schedule> untuned =
+      getDefaultSchedule(evaluator->getKernelAnchor(), target);
+  ASSERT_TRUE(mlir::succeeded(untuned));
+  ke::testing::FixedScriptRule garbage{"not a transform script", "test.bad"};
+  Schedule bad;
+  bad.rule = &garbage;
+  std::vector<Schedule> batch = {*untuned, bad, *untuned};
+  std::vector<CandidateRecord> records;
+  unsigned asked = 0;
+  setenv("KE_CUDA_LIBRARY", "/nonexistent/libcuda.so.1", 1);
+  evaluator->evaluateBatch(
+      batch,
+      [&]() -> std::optional<double> {
+        ++asked;
+        return std::nullopt;
+      },
+      [&](unsigned index, CandidateRecord record) {
+        EXPECT_EQ(index, records.size());
+        records.push_back(std::move(record));
+      });
+  unsetenv("KE_CUDA_LIBRARY");
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].error, ErrorClass::LaunchError) << records[0].message;
+  EXPECT_NE(records[0].message.find("no CUDA driver"), std::string::npos)
+      << records[0].message;
+  EXPECT_EQ(records[1].error, ErrorClass::InvalidSchedule);
+  EXPECT_EQ(records[1].script, "not a transform script");
+  EXPECT_EQ(records[2].error, ErrorClass::LaunchError) << records[2].message;
+  EXPECT_EQ(records[0].script, records[2].script);
+  EXPECT_FALSE(records[0].script.empty());
+  // The best time is asked for each candidate that is measured.
+  EXPECT_EQ(asked, 2u);
+}
+
+TEST(GpuBinaryFileTest, RoundTripsEveryField) {
+  GpuKernelBinary binary;
+  binary.format = "cubin";
+  binary.image = std::string("\x7f" "ELF\0\x01\xff", 7);
+  binary.assembly = ".version 8.0";
+  binary.assemblerLog = "ptxas info: 40 registers";
+  binary.registers = 40;
+  binary.spillStoreBytes = 8;
+  binary.spillLoadBytes = 16;
+  GpuLaunch launch;
+  launch.kernelName = "k0";
+  launch.grid = {3, 2, 1};
+  launch.block = {128, 1, 1};
+  launch.dynamicSharedMemoryBytes = 98304;
+  launch.arguments = {
+      {GpuLaunchArgument::Kind::BufferField, 2, 1, 0},
+      {GpuLaunchArgument::Kind::Index, 0, 0, -5},
+      {GpuLaunchArgument::Kind::ScratchField, 0, 3, 0},
+      {GpuLaunchArgument::Kind::F64, 0, 0, int64_t(0x3ff0000000000000)}};
+  binary.launches = {launch, launch};
+  binary.scratch = {{{4, 5}, 80}};
+  llvm::SmallString<128> path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("ke-binary", "json", path));
+  ASSERT_FALSE(bool(writeGpuKernelBinary(path, binary)));
+  llvm::Expected<GpuKernelBinary> read = readGpuKernelBinary(path);
+  ASSERT_TRUE(bool(read)) << llvm::toString(read.takeError());
+  EXPECT_EQ(read->format, binary.format);
+  EXPECT_EQ(read->image, binary.image);
+  EXPECT_EQ(read->assembly, binary.assembly);
+  EXPECT_EQ(read->assemblerLog, binary.assemblerLog);
+  EXPECT_EQ(read->registers, 40u);
+  EXPECT_EQ(read->spillStoreBytes, 8u);
+  EXPECT_EQ(read->spillLoadBytes, 16u);
+  ASSERT_EQ(read->launches.size(), 2u);
+  const GpuLaunch &l = read->launches[1];
+  EXPECT_EQ(l.kernelName, "k0");
+  EXPECT_EQ(l.grid, launch.grid);
+  EXPECT_EQ(l.block, launch.block);
+  EXPECT_EQ(l.dynamicSharedMemoryBytes, 98304u);
+  ASSERT_EQ(l.arguments.size(), 4u);
+  for (unsigned i = 0; i < 4; ++i) {
+    EXPECT_EQ(l.arguments[i].kind, launch.arguments[i].kind);
+    EXPECT_EQ(l.arguments[i].buffer, launch.arguments[i].buffer);
+    EXPECT_EQ(l.arguments[i].field, launch.arguments[i].field);
+    EXPECT_EQ(l.arguments[i].value, launch.arguments[i].value);
+  }
+  ASSERT_EQ(read->scratch.size(), 1u);
+  EXPECT_EQ(read->scratch[0].shape, (std::vector<int64_t>{4, 5}));
+  EXPECT_EQ(read->scratch[0].bytes, 80u);
+  // A truncated file is an error, not a binary.
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(path, ec);
+    out << "{\"format\": \"cubin\"";
+  }
+  llvm::Expected<GpuKernelBinary> truncated = readGpuKernelBinary(path);
+  EXPECT_FALSE(bool(truncated));
+  llvm::consumeError(truncated.takeError());
+  llvm::sys::fs::remove(path);
 }
 
 TEST_F(GpuEvaluatorTest, DefaultScheduleLowersAndStopsAtTheMissingDevice) {

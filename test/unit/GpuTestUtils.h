@@ -52,7 +52,8 @@ protected:
       : target(llvm::cantFail(parseTarget(targetName))),
         timeoutSeconds(timeoutSeconds) {}
 
-  std::unique_ptr<GpuEvaluator> evaluatorFor(GpuKernelBuilder builder) {
+  std::unique_ptr<GpuEvaluator> evaluatorFor(GpuKernelBuilder builder,
+                                             unsigned jobs = 0) {
     Workload w = onlyWorkload(R"mlir(
 func.func @f(%a: tensor<24x20xf32>, %b: tensor<20x36xf32>, %c: tensor<24x36xf32>) -> tensor<24x36xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<24x20xf32>, tensor<20x36xf32>) outs(%c : tensor<24x36xf32>) -> tensor<24x36xf32>
@@ -61,6 +62,7 @@ func.func @f(%a: tensor<24x20xf32>, %b: tensor<20x36xf32>, %c: tensor<24x36xf32>
     EvaluatorOptions options;
     options.timeoutSeconds = timeoutSeconds;
     options.fusion = getKernelFusion(target);
+    options.jobs = jobs;
     mlir::FailureOr<std::unique_ptr<GpuEvaluator>> e =
         GpuEvaluator::create(w.firstOp, target, options, std::move(builder));
     EXPECT_TRUE(mlir::succeeded(e));

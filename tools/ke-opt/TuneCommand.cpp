@@ -48,10 +48,13 @@ static cl::opt<SearchStrategy> strategy(
                clEnumValN(SearchStrategy::Random, "random",
                           "uniformly random candidates (a baseline)")),
     cl::init(SearchStrategy::ExploreThenDroplet), cl::sub(getTuneCommand()));
-static cl::opt<unsigned> jobs("jobs",
-                              cl::desc("Parallel builds (accepted; builds "
-                                       "run one at a time for now)"),
-                              cl::init(0), cl::sub(getTuneCommand()));
+static cl::opt<unsigned>
+    jobs("jobs",
+         cl::desc("GPU targets: candidates built at once, each in a child "
+                  "of its own, ahead of the one measured (default 0: the "
+                  "cores but one). The CPU builds each candidate in its "
+                  "measuring child"),
+         cl::init(0), cl::sub(getTuneCommand()));
 static cl::opt<bool> noDb("no-db",
                           cl::desc("Neither read nor write a tuning "
                                    "database"),
@@ -141,6 +144,7 @@ int ke::runTuneCommand() {
   options.evaluator.timeoutSeconds = timeout;
   options.evaluator.measure.minTotalSeconds = minSeconds;
   options.evaluator.deviceOrdinal = deviceOrdinal;
+  options.evaluator.jobs = jobs;
   options.evaluator.reference = getReferencePlace();
   // GPU runs are short: the protocol's floor there is 50 ms.
   if (gpu && !minSeconds.getNumOccurrences())
@@ -175,6 +179,11 @@ int ke::runTuneCommand() {
                                   : llvm::json::Value(nullptr)},
                              {"device", device ? device->info
                                                : llvm::json::Value(nullptr)},
+                             // Builds at once (GPU targets; the CPU builds
+                             // in the measuring child).
+                             {"jobs", gpu ? (jobs ? jobs.getValue()
+                                                  : getDefaultBuildJobs())
+                                          : 1u},
                              {"workloads", std::move(results)}};
   llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(summary)))
                << "\n";

@@ -95,7 +95,16 @@ struct EvaluatorOptions {
   /// f32 results carry TF32's error (getTF32Tolerance): set by the GPU
   /// evaluator for an f32 contraction on a target that allows TF32.
   bool tf32Results = false;
+  /// Candidates a GPU evaluator builds at once, in children of their own,
+  /// ahead of the one being measured (docs/tuning.md, Parallel builds); 0
+  /// picks the default, getDefaultBuildJobs. A CPU evaluator builds each
+  /// candidate in its measuring child: the measurement needs the cores.
+  unsigned jobs = 0;
 };
+
+/// The builds a GPU evaluator runs at once by default: the host's cores but
+/// the one the measuring child needs (at least 1).
+unsigned getDefaultBuildJobs();
 
 /// Judges schedules for one workload on one target: builds each candidate,
 /// runs it in a child process, checks it against the reference and times it.
@@ -109,6 +118,15 @@ public:
   virtual CandidateRecord
   evaluate(const Schedule &schedule,
            std::optional<double> bestSeconds = std::nullopt) = 0;
+  /// Evaluates `schedules` as evaluate() would one after another: their
+  /// records go to `onRecord(index, record)` in order, each as soon as it
+  /// is known, and `bestSeconds()` is asked for each just before it is
+  /// measured (so it holds the earlier ones of the batch). The default
+  /// calls evaluate(); the GPU evaluator builds ahead in parallel.
+  using RecordFn = llvm::function_ref<void(unsigned, CandidateRecord)>;
+  using BestFn = llvm::function_ref<std::optional<double>()>;
+  virtual void evaluateBatch(llvm::ArrayRef<Schedule> schedules,
+                             BestFn bestSeconds, RecordFn onRecord);
   /// The reference (unscheduled) kernel's record.
   virtual CandidateRecord evaluateReference() = 0;
 };

@@ -61,9 +61,16 @@ public:
          GpuKernelBuilder builder = getDefaultGpuKernelBuilder());
 
   mlir::Operation *getKernelAnchor() const override;
+  /// One candidate: evaluateBatch of one.
   CandidateRecord
   evaluate(const Schedule &schedule,
            std::optional<double> bestSeconds = std::nullopt) override;
+  /// Builds up to EvaluatorOptions::jobs candidates at once, each in a child
+  /// (script applied, lowered, the binary written to a file), ahead of the
+  /// one being measured; measures them one at a time, in order, each in a
+  /// child of its own (the binary loaded, checked, timed).
+  void evaluateBatch(llvm::ArrayRef<Schedule> schedules, BestFn bestSeconds,
+                     RecordFn onRecord) override;
   /// The reference's record: the unscheduled kernel on this machine's CPU
   /// or, as plain-loop launches, on the device.
   CandidateRecord evaluateReference() override;

@@ -24,6 +24,15 @@ namespace ke {
 using MeasureFn = std::function<CandidateRecord(
     const Schedule &schedule, std::optional<double> bestSeconds)>;
 
+/// Builds, runs, checks and times several candidates, as MeasureFn would
+/// one after another: records go to `onRecord(index, record)` in order, and
+/// `bestSeconds()` gives the best so far just before each is measured
+/// (Evaluator::evaluateBatch).
+using BatchMeasureFn = std::function<void(
+    llvm::ArrayRef<Schedule> schedules,
+    llvm::function_ref<std::optional<double>()> bestSeconds,
+    llvm::function_ref<void(unsigned, CandidateRecord)> onRecord)>;
+
 /// Where a candidate came from.
 enum class SearchPhase { Previous, Untuned, Random, Explore, Droplet };
 llvm::StringRef stringifySearchPhase(SearchPhase phase);
@@ -65,6 +74,14 @@ public:
   /// Measures `schedule` unless it was measured before; returns its entry.
   const MeasuredCandidate &measure(const Schedule &schedule,
                                    SearchPhase phase);
+  /// Measures those of `schedules` not measured before (each once), through
+  /// the batch function when one is set (a GPU evaluator builds them in
+  /// parallel), else one by one. Returns how many were measured.
+  unsigned measureBatch(llvm::ArrayRef<Schedule> schedules, SearchPhase phase);
+  /// Measures batches with `batch` from now on.
+  void setBatchMeasure(BatchMeasureFn batch) {
+    batchMeasureFn = std::move(batch);
+  }
 
   /// The entry of `schedule` when it was measured, else null.
   const MeasuredCandidate *find(const Schedule &schedule) const;
@@ -84,11 +101,14 @@ public:
 
 private:
   void append(MeasuredCandidate candidate);
+  /// Appends a candidate measured in this run and tells onMeasured.
+  const MeasuredCandidate &appendMeasured(MeasuredCandidate candidate);
 
   mlir::Operation *anchor;
   const TargetDescription *target;
   llvm::SmallVector<Schedule> sketches;
   MeasureFn measureFn;
+  BatchMeasureFn batchMeasureFn;
   std::mt19937_64 rng;
   Sampler sampler;
   std::vector<MeasuredCandidate> history;
