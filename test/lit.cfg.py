@@ -62,3 +62,6 @@ if "KE_PTXAS" not in config.environment and os.path.exists(wheel_ptxas):
 # away and see ke-opt's diagnostic for a kernel that needs it.
 if not os.path.exists("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc"):
     config.available_features.add("no-system-cuda")
+# Tests of multi-threaded CPU schedules (cpu.loops.parallel needs 2 cores).
+if (os.cpu_count() or 1) > 1:
+    config.available_features.add("multicore")

@@ -144,11 +144,11 @@ std::optional<Schedule> Sampler::sampleAny(ArrayRef<Schedule> sketches,
                                            Operation *anchor,
                                            const TargetDescription &target,
                                            unsigned maxTries) {
-  // Sketches without knobs are a single schedule each, which the tuner
-  // measures once up front: drawing them again would only repeat it.
+  // Sketches of a single schedule (cpu.loops), which the tuner measures
+  // once up front: drawing them again would only repeat it.
   SmallVector<const Schedule *> withKnobs;
   for (const Schedule &s : sketches)
-    if (!s.space.knobs.empty())
+    if (!s.space.isSingleSchedule())
       withKnobs.push_back(&s);
   if (withKnobs.empty())
     return std::nullopt;

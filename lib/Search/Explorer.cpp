@@ -54,7 +54,7 @@ void Explorer::retrain() {
 }
 
 std::optional<Schedule> Explorer::mutate(const Schedule &parent) {
-  if (parent.space.knobs.empty())
+  if (parent.space.isSingleSchedule())
     return std::nullopt;
   std::mt19937_64 &rng = task.getRng();
   Schedule child = parent;

@@ -342,6 +342,7 @@ void writeFeatures(FeatureWriter &f, Operation *anchorOp,
   // sizes alone do not tell.
   static constexpr llvm::StringLiteral sketches[] = {
       "cpu.tile",    "cpu.rfactor", "cpu.softmax", "cpu.loops",
+      "cpu.loops.parallel",
       "gpu.mma",     "gpu.wgmma",   "gpu.mfma",    "gpu.tile",
       "gpu.reduce",  "gpu.softmax", "gpu.argrow",  "gpu.rownorm",
       "gpu.elementwise"};

@@ -354,9 +354,10 @@ std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
     };
   }
 
-  // Every sketch without knobs is one schedule (cpu.loops: the reference's
-  // own loops): measured once before the search, so that the best is never
-  // slower than it; the sampler draws among the others.
+  // Every sketch whose space is one schedule (cpu.loops and
+  // cpu.loops.parallel: the reference's own loops) is measured once before
+  // the search, so that the best is never slower than it; the sampler draws
+  // among the others.
   auto now = [] { return std::chrono::steady_clock::now(); };
   auto secondsSince = [&](std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(now() - start).count();
@@ -364,10 +365,12 @@ std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
   for (unsigned i : active) {
     WorkloadTuning &w = tunings[i];
     auto start = now();
+    std::vector<Schedule> single;
     for (const Schedule &sketch : w.task->getSketches())
-      if (sketch.space.knobs.empty() && !w.task->isMeasured(sketch) &&
-          done < totalBudget && w.task->withinLimits(sketch))
-        w.task->measure(sketch, SearchPhase::Explore);
+      if (sketch.space.isSingleSchedule() && !w.task->isMeasured(sketch) &&
+          done + single.size() < totalBudget && w.task->withinLimits(sketch))
+        single.push_back(sketch);
+    w.task->measureBatch(single, SearchPhase::Explore);
     w.result.searchSeconds += secondsSince(start);
   }
 

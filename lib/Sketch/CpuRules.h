@@ -14,6 +14,8 @@ const SketchRule &getCpuRfactorRule();
 const SketchRule &getCpuSoftmaxRule();
 /// No schedule: the op's own loops, as the reference (CpuLoopsRule.cpp).
 const SketchRule &getCpuLoopsRule();
+/// cpu.loops.parallel: the same loops, the outermost split across the cores.
+const SketchRule &getCpuParallelLoopsRule();
 
 } // namespace ke
 

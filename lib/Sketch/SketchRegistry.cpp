@@ -7,6 +7,8 @@
 //   CpuTilingRule.cpp         cpu.tile: multi-level tiling with fusion
 //   CpuRfactorRule.cpp        cpu.rfactor: reductions split across threads
 //   CpuSoftmaxRule.cpp        cpu.softmax
+//   CpuLoopsRule.cpp          cpu.loops, cpu.loops.parallel: the op's own
+//                             loops (one thread, all cores)
 //   GpuMmaRule.cpp            gpu.mma: 16-bit matmuls on tensor cores
 //   GpuWgmmaRule.cpp          gpu.wgmma: the same on sm_90a's wgmma
 //   GpuMfmaRule.cpp           gpu.mfma: the same on CDNA's MFMA (ROCm)
@@ -38,11 +40,12 @@ using namespace ke;
 llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
   // The first rule that matches gives the untuned default; the search
   // samples all that match.
-  // cpu.loops (no schedule) comes last: never the default, always a
-  // candidate as fast as the reference.
+  // cpu.loops and cpu.loops.parallel (the op's own loops, on one thread or
+  // all cores) come last: never the default, always candidates as fast as
+  // the reference.
   static const SketchRule *const cpuRules[] = {
       &getCpuSoftmaxRule(), &getCpuTilingRule(), &getCpuRfactorRule(),
-      &getCpuLoopsRule()};
+      &getCpuLoopsRule(), &getCpuParallelLoopsRule()};
   // gpu.elementwise takes every structured op, so it comes last.
   // gpu.wgmma (sm_90a only) before gpu.reduce: a 16-bit GEMM with a small
   // output and a long K is the tensor cores' with K split, not a matvec.

@@ -145,7 +145,7 @@ bool sameFeatures(const std::vector<float> &a, const std::vector<float> &b) {
 TEST_F(FeaturesTest, NamesAreUniqueAndMatchTheLength) {
   const std::vector<std::string> &names = getFeatureNames();
   EXPECT_EQ(names.size(), getNumFeatures());
-  EXPECT_EQ(getNumFeatures(), 150u) << "update docs/cost-model.md";
+  EXPECT_EQ(getNumFeatures(), 151u) << "update docs/cost-model.md";
   llvm::StringSet<> seen;
   for (const std::string &name : names)
     EXPECT_TRUE(seen.insert(name).second) << "duplicate feature " << name;
@@ -183,6 +183,8 @@ TEST_F(FeaturesTest, FixedLengthForEverySketch) {
   EXPECT_EQ(sketchesSeen.count("cpu.rfactor"), 1u);
   EXPECT_EQ(sketchesSeen.count("cpu.softmax"), 1u);
   EXPECT_EQ(sketchesSeen.count("cpu.loops"), 1u);
+  if (t.cpu.cores > 1)
+    EXPECT_EQ(sketchesSeen.count("cpu.loops.parallel"), 1u);
 }
 
 TEST_F(FeaturesTest, GpuRulesHaveSketchFlagsOfTheirOwn) {

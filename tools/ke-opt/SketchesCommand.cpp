@@ -99,8 +99,9 @@ int ke::runSketchesCommand() {
       continue;
     }
     for (Schedule &schedule : sketches) {
-      // A sketch without knobs (cpu.loops) has nothing to set.
-      if (!knobValues.empty() && !schedule.space.knobs.empty() &&
+      // A sketch of one schedule (cpu.loops, cpu.loops.parallel) has
+      // nothing to set.
+      if (!knobValues.empty() && !schedule.space.isSingleSchedule() &&
           failed(applyKnobValues(schedule, knobValues))) {
         failedAny = true;
         continue;

@@ -33,6 +33,9 @@ struct KnobSpace {
   int find(llvm::StringRef name) const;
   /// Number of assignments (saturates at UINT64_MAX).
   uint64_t size() const;
+  /// True when the space holds one schedule (no knobs, or one choice
+  /// each): the tuner measures it once, the sampler never draws it.
+  bool isSingleSchedule() const { return size() == 1; }
 };
 
 /// One value index per knob of a KnobSpace.
