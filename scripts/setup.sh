@@ -48,6 +48,9 @@ packages=(
   python3-venv
   # CMake reads the git revision that `ke-opt --version` and benchmark reports cite.
   git
+  # `ke-opt tune --proposer-url` reaches chat endpoints through curl (and its test
+  # runs one on loopback).
+  curl
 )
 
 missing=()

@@ -14,9 +14,24 @@ ExploreThenDroplet::ExploreThenDroplet(SearchTask &task,
   exploreLeft = options.explore > explored ? options.explore - explored : 0;
 }
 
+unsigned ExploreThenDroplet::explore(unsigned maxTrials) {
+  unsigned measured = 0;
+  if (options.proposer && maxTrials > 0) {
+    std::vector<Schedule> proposals =
+        askForProposals(*options.proposer, task,
+                        std::min(options.proposalsPerRound, maxTrials),
+                        *options.proposerStats);
+    measured = task.measureBatch(proposals, SearchPhase::Proposed);
+  }
+  if (measured < maxTrials)
+    measured += explorer.runRound(maxTrials - measured);
+  return measured;
+}
+
 unsigned ExploreThenDroplet::runRound(unsigned maxTrials) {
   if (exploreLeft > 0) {
-    unsigned measured = explorer.runRound(std::min(exploreLeft, maxTrials));
+    unsigned measured = explore(
+        std::min({exploreLeft, options.explorer.batchSize, maxTrials}));
     exploreLeft = measured ? exploreLeft - measured : 0;
     if (measured)
       return measured;
@@ -27,8 +42,8 @@ unsigned ExploreThenDroplet::runRound(unsigned maxTrials) {
   // and the cost model propose candidates not measured yet), then droplet
   // search again from the best so far, which may be one of them.
   if (droplet->isFinished() && !options.stopWhenConverged) {
-    unsigned explored = explorer.runRound(
-        std::min(options.explorer.batchSize, maxTrials));
+    unsigned explored =
+        explore(std::min(options.explorer.batchSize, maxTrials));
     if (explored) {
       movesBefore += droplet->getNumMoves();
       droplet = std::make_unique<DropletSearch>(task, options.droplet);

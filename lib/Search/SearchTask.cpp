@@ -16,6 +16,7 @@ llvm::StringRef ke::stringifySearchPhase(SearchPhase phase) {
   case SearchPhase::Random: return "random";
   case SearchPhase::Explore: return "explore";
   case SearchPhase::Droplet: return "droplet";
+  case SearchPhase::Proposed: return "proposed";
   }
   return "?";
 }

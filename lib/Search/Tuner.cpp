@@ -82,6 +82,10 @@ llvm::json::Value TuningResult::toJSON() const {
   o["valid"] = valid;
   o["explored"] = explored;
   o["droplet"] = droplet;
+  if (proposer) {
+    o["proposed"] = proposed;
+    o["proposer"] = proposer->toJSON();
+  }
   o["droplet_moves"] = dropletMoves;
   o["restarts"] = restarts;
   o["search_seconds"] = searchSeconds;
@@ -110,6 +114,8 @@ struct WorkloadTuning {
   std::unique_ptr<SearchTask> task;
   /// The default search (null for --search=random).
   std::unique_ptr<ExploreThenDroplet> search;
+  /// Failed proposer calls already noted on the progress line.
+  unsigned notedProposerFailures = 0;
 };
 
 /// Writes a candidate to the database, the records file and the log; a
@@ -121,12 +127,16 @@ public:
       : options(options), target(target), progress(progress),
         log(options.log), database(options.database) {}
 
+  /// `phase`: the search operator that produced a trial (explore,
+  /// droplet, proposed...), for the records file.
   void add(const WorkloadTuning &w, const CandidateRecord &candidate,
-           llvm::StringRef role) {
+           llvm::StringRef role, llvm::StringRef phase = "") {
     if (options.records) {
       llvm::json::Value json = candidate.toJSON();
       json.getAsObject()->insert({"workload", w.workload->key});
       json.getAsObject()->insert({"role", role});
+      if (!phase.empty())
+        json.getAsObject()->insert({"phase", phase});
       json.getAsObject()->insert({"target", target.name});
       *options.records << json << '\n';
       options.records->flush();
@@ -165,7 +175,7 @@ private:
 /// cannot be tuned (`result.skipped` says why).
 bool prepare(WorkloadTuning &w, const TargetDescription &target,
              const TuneOptions &options, unsigned numWorkloads,
-             RecordSink &sink, ProgressLine &progress) {
+             RecordSink &sink, ProgressLine &progress, Proposer *proposer) {
   const Workload &workload = *w.workload;
   std::string reason;
   ScopedDiagnosticHandler handler(w.anchor->getContext(),
@@ -250,19 +260,26 @@ bool prepare(WorkloadTuning &w, const TargetDescription &target,
   w.result.untuned = untunedRecord;
   w.task->addRecord(untuned, untunedRecord, SearchPhase::Untuned);
 
-  if (options.strategy == SearchStrategy::ExploreThenDroplet)
+  if (options.strategy == SearchStrategy::ExploreThenDroplet) {
+    ExploreThenDropletOptions search{options.explore, options.explorer,
+                                     options.droplet,
+                                     options.stopWhenConverged};
+    if (proposer) {
+      w.result.proposer.emplace();
+      search.proposer = proposer;
+      search.proposalsPerRound = options.proposer.perRound;
+      search.proposerStats = &*w.result.proposer;
+    }
     w.search = std::make_unique<ExploreThenDroplet>(
-        *w.task, createDefaultCostModel(seed),
-        ExploreThenDropletOptions{options.explore, options.explorer,
-                                  options.droplet,
-                                  options.stopWhenConverged});
+        *w.task, createDefaultCostModel(seed), search);
+  }
   return true;
 }
 
 /// One round of `w`'s search, at most `maxTrials` candidates. Returns how
 /// many were measured; 0 ends the workload's search (`stopped` says why).
 unsigned runRound(WorkloadTuning &w, const TuneOptions &options,
-                  unsigned maxTrials) {
+                  unsigned maxTrials, ProgressLine &progress) {
   SearchTask &task = *w.task;
   if (options.strategy == SearchStrategy::Random) {
     std::vector<Schedule> batch;
@@ -285,6 +302,13 @@ unsigned runRound(WorkloadTuning &w, const TuneOptions &options,
   unsigned measured = w.search->runRound(maxTrials);
   if (!measured)
     w.result.stopped = w.search->getStopReason().str();
+  // A failing proposer is noted (the first 3 times), never the end.
+  if (const std::optional<ProposerStats> &stats = w.result.proposer)
+    for (; w.notedProposerFailures < std::min(3u, stats->failedCalls);
+         ++w.notedProposerFailures)
+      progress.note("proposer: " + (stats->messages.empty()
+                                        ? std::string("failed")
+                                        : stats->messages.back()));
   return measured;
 }
 
@@ -297,6 +321,7 @@ std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
   std::vector<WorkloadTuning> tunings(n);
   ProgressLine progress(options.showProgress, 0);
   RecordSink sink(options, target, progress);
+  std::unique_ptr<Proposer> proposer = createProposer(options.proposer);
 
   // Prepare every workload (reference, earlier records, untuned default).
   std::vector<unsigned> active;
@@ -320,7 +345,7 @@ std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
           getFusingAnchor(workloads[i].firstOp, fusion));
       continue;
     }
-    if (!prepare(w, target, options, n, sink, progress)) {
+    if (!prepare(w, target, options, n, sink, progress, proposer.get())) {
       progress.note("skipping " + workloads[i].opName + " (" +
                     workloads[i].key + "): " + w.result.skipped);
       continue;
@@ -344,9 +369,11 @@ std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
       ++t.result.errors[unsigned(c.record.error)];
       if (c.phase == SearchPhase::Droplet)
         ++t.result.droplet;
+      else if (c.phase == SearchPhase::Proposed)
+        ++t.result.proposed;
       else
         ++t.result.explored;
-      sink.add(t, c.record, "trial");
+      sink.add(t, c.record, "trial", stringifySearchPhase(c.phase));
       sink.getLog().add(done, *t.workload, c, t.task->getBestSeconds(),
                         searchProgress.getElapsedSeconds());
       searchProgress.update(done, i, n, *t.workload, c.phase,
@@ -386,7 +413,8 @@ std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
       break;
     WorkloadTuning &w = tunings[active[*slot]];
     auto start = now();
-    unsigned measured = runRound(w, options, totalBudget - done);
+    unsigned measured =
+        runRound(w, options, totalBudget - done, searchProgress);
     w.result.searchSeconds += secondsSince(start);
     if (!measured)
       scheduler.markFinished(*slot);

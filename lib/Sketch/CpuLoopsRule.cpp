@@ -12,8 +12,8 @@
 // written accumulate in 16 bits.
 //
 // cpu.loops.parallel: the same loops, the outermost split across the cores
-// as the reference's OpenMP loop splits it (one scf.forall, each thread's
-// rows in the op's order). The reference runs on every core: where no
+// as the reference's OpenMP loops split them (one scf.forall per op of the
+// kernel group, each thread's rows in the op's order). The reference runs on every core: where no
 // tiling beats it, the sequential cpu.loops could not either (the 4 x 50257
 // row maximum of GPT-2's log-softmax: 14.6 us tuned against the
 // reference's 12.0 on this machine's 2 cores). Its space is one schedule
@@ -28,6 +28,9 @@
 #include "ke/Workload/Kernel.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace ke;
@@ -110,11 +113,8 @@ public:
     // Softmax decomposes into several generics: left to cpu.softmax and
     // cpu.loops.
     auto op = dyn_cast<linalg::LinalgOp>(anchor);
-    if (!op || target.cpu.cores < 2 || !hasCandidateLoops(anchor, target) ||
-        op.getNumLoops() == 0 ||
-        op.getIteratorTypesArray().front() != utils::IteratorType::parallel)
-      return false;
-    return op.getStaticLoopRanges().front() >= 2;
+    return op && target.cpu.cores >= 2 && hasCandidateLoops(anchor, target) &&
+           hasOuterParallelLoop(op);
   }
 
   KnobSpace getKnobSpace(Operation *,
@@ -129,11 +129,37 @@ public:
   std::string emitScript(Operation *anchor, const TargetDescription &target,
                          const KnobAssignment &knobs) const override {
     ScriptWriter w;
-    w.comment("sketch cpu.loops.parallel: the op's own loops, the outermost "
+    w.comment("sketch cpu.loops.parallel: the ops' own loops, the outermost "
               "split across the threads");
-    std::string op = w.match(anchor->getName().getStringRef(), kAnchorAttr);
-    std::string forall;
-    w.tileUsingForall(op, getThreadTiles(anchor, knobs), forall);
+    // Like the reference, every op of the kernel group (the anchor, its
+    // fills and fused elementwise consumers) runs its own parallel loop:
+    // the ops of each name in IR order, split into one handle each.
+    llvm::MapVector<StringRef, SmallVector<linalg::LinalgOp>> byName;
+    anchor->getBlock()->walk<WalkOrder::PreOrder>([&](linalg::LinalgOp op) {
+      byName[op->getName().getStringRef()].push_back(op);
+    });
+    int64_t threads = knobs.get("threads", 1);
+    for (auto &[name, ops] : byName) {
+      SmallVector<std::string> handles = {w.match(name)};
+      if (ops.size() > 1) {
+        std::string all = handles.front();
+        handles.clear();
+        for (size_t i = 0; i < ops.size(); ++i)
+          handles.push_back(w.fresh("op"));
+        w.line(llvm::join(handles, ", ") + " = transform.split_handle " +
+               all + " : (!transform.any_op) -> (" +
+               llvm::join(SmallVector<std::string>(ops.size(),
+                                                   "!transform.any_op"),
+                          ", ") +
+               ")");
+      }
+      for (auto [op, handle] : llvm::zip(ops, handles)) {
+        if (!hasOuterParallelLoop(op))
+          continue;
+        std::string forall;
+        w.tileUsingForall(handle, getThreadTiles(op, threads), forall);
+      }
+    }
     return w.finish();
   }
 
@@ -145,7 +171,8 @@ public:
     d.ranges = op.getStaticLoopRanges();
     for (utils::IteratorType type : op.getIteratorTypesArray())
       d.reduction.push_back(type == utils::IteratorType::reduction);
-    d.addLevel(TileLevelRole::Threads, getThreadTiles(anchor, knobs),
+    d.addLevel(TileLevelRole::Threads,
+               getThreadTiles(op, knobs.get("threads", 1)),
                /*parallel=*/true);
     // Inside each thread's tile, the whole nest in order.
     d.addLevel(TileLevelRole::Inner, {}, /*parallel=*/false);
@@ -154,14 +181,23 @@ public:
   }
 
 private:
+  /// True when `op`'s outermost loop is parallel with 2 or more iterations
+  /// (static): a loop to split across threads.
+  static bool hasOuterParallelLoop(linalg::LinalgOp op) {
+    if (op.getNumLoops() == 0 || !op.hasPureTensorSemantics() ||
+        op.getIteratorTypesArray().front() != utils::IteratorType::parallel)
+      return false;
+    int64_t range = op.getStaticLoopRanges().front();
+    return !ShapedType::isDynamic(range) && range >= 2;
+  }
+
   /// Tile sizes of the forall: the outermost loop in one contiguous block
   /// per thread, as an OpenMP static schedule splits it.
-  static SmallVector<int64_t> getThreadTiles(Operation *anchor,
-                                             const KnobAssignment &knobs) {
-    auto op = cast<linalg::LinalgOp>(anchor);
+  static SmallVector<int64_t> getThreadTiles(linalg::LinalgOp op,
+                                             int64_t threads) {
     SmallVector<int64_t> tiles(op.getNumLoops(), 0);
-    int64_t threads = std::max<int64_t>(1, knobs.get("threads", 1));
-    tiles[0] = llvm::divideCeil(op.getStaticLoopRanges().front(), threads);
+    tiles[0] = llvm::divideCeil(op.getStaticLoopRanges().front(),
+                                std::max<int64_t>(1, threads));
     return tiles;
   }
 };

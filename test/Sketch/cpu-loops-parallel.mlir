@@ -1,13 +1,16 @@
-// The cpu.loops.parallel sketch: the op's own loops with the outermost split
-// into one contiguous block per core (as the reference's OpenMP loop splits
-// it), one scf.forall; its space is one schedule (threads = the cores).
+// The cpu.loops.parallel sketch: the ops' own loops with the outermost split
+// into one contiguous block per core (as the reference's OpenMP loops split
+// them), one scf.forall per op of the kernel group (the anchor, its fill);
+// its space is one schedule (threads = the cores).
 // RUN: ke-opt sketches %s --target cpu:a64fx --sketch cpu.loops.parallel | FileCheck %s
 
-// 6 rows on 48 cores: a row each.
+// 6 rows on 48 cores: a row each, the fill of the maxima too.
 // CHECK-LABEL: // -----// workload {{.*}} linalg.generic
 // CHECK-NEXT: // sketch cpu.loops.parallel
 // CHECK-NEXT: // knob threads: [48]
-// CHECK: %[[OP:.*]] = transform.structured.match ops{["linalg.generic"]} attributes {ke.anchor}
+// CHECK: %[[FILL:.*]] = transform.structured.match ops{["linalg.fill"]}
+// CHECK-NEXT: transform.structured.tile_using_forall %[[FILL]] tile_sizes [1]
+// CHECK-NEXT: %[[OP:.*]] = transform.structured.match ops{["linalg.generic"]}
 // CHECK-NEXT: transform.structured.tile_using_forall %[[OP]] tile_sizes [1, 0]
 func.func @rowmax(%x: tensor<6x1000xf32>) -> tensor<6xf32> {
   %ninf = arith.constant -3.40282347E+38 : f32

@@ -10,6 +10,7 @@
 
 #include "ke/Search/Droplet.h"
 #include "ke/Search/ExploreThenDroplet.h"
+#include "ke/Search/Proposer.h"
 #include "ke/Search/Explorer.h"
 #include "ke/Search/Statistics.h"
 #include "ke/Search/TaskScheduler.h"
@@ -282,4 +283,123 @@ TEST_F(SearchTest, StopWhenConvergedKeepsTheBudget) {
   EXPECT_LT(runDefaultSearch(search, *task, 300), 300u);
   EXPECT_EQ(search.getNumRestarts(), 0u);
   EXPECT_EQ(search.getStopReason(), "converged");
+}
+
+namespace {
+
+/// A proposer that answers with fixed text, or an error when `fail` is set.
+class FixedProposer final : public Proposer {
+public:
+  explicit FixedProposer(std::string reply, bool fail = false)
+      : reply(std::move(reply)), fail(fail) {}
+  llvm::Expected<std::string> ask(const llvm::json::Value &request) override {
+    requests.push_back(request);
+    if (fail)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "unreachable");
+    return reply;
+  }
+  std::string reply;
+  bool fail;
+  std::vector<llvm::json::Value> requests;
+};
+
+} // namespace
+
+/// The JSON of `schedule` as a proposer would write it.
+static std::string proposalText(const Schedule &schedule) {
+  std::string text;
+  llvm::raw_string_ostream(text) << schedule.toJSON();
+  return text;
+}
+
+TEST_F(SearchTest, ProposalsAreCheckedLikeUserInput) {
+  std::unique_ptr<SearchTask> task = makeTask(17, nullptr);
+  const Schedule &tile = sketches.front();
+  Schedule moved = tile;
+  moved.indices.back() = moved.indices.back() == 0 ? 1 : 0;
+  Schedule measured = tile;
+  task->measure(measured, SearchPhase::Explore);
+  std::string reply =
+      "Sure:\n```json\n{\"proposals\": [" + proposalText(moved) + ", " +
+      proposalText(moved) + ", " + proposalText(measured) +
+      R"(, {"sketch": "no.such", "knobs": {}}, {"sketch": ")" +
+      tile.rule->getName().str() + R"(", "knobs": {"nope": 1}}]}
+```)";
+  ProposerStats stats;
+  llvm::Expected<std::vector<Schedule>> accepted =
+      parseProposals(reply, *task, 8, stats);
+  ASSERT_TRUE(bool(accepted)) << llvm::toString(accepted.takeError());
+  ASSERT_EQ(accepted->size(), 1u);
+  EXPECT_EQ(getScheduleId(accepted->front()), getScheduleId(moved));
+  EXPECT_EQ(stats.proposed, 5u);
+  EXPECT_EQ(stats.accepted, 1u);
+  EXPECT_EQ(stats.rejected, 4u);
+  ASSERT_EQ(stats.messages.size(), 4u);
+  EXPECT_NE(stats.messages[0].find("measured already"), std::string::npos);
+  EXPECT_NE(stats.messages[2].find("unknown sketch"), std::string::npos);
+
+  // More than asked for: the rest is rejected. Not JSON: an error.
+  ProposerStats few;
+  llvm::Expected<std::vector<Schedule>> one = parseProposals(
+      "[" + proposalText(moved) + "," + proposalText(sketches.back()) + "]",
+      *task, 1, few);
+  ASSERT_TRUE(bool(one));
+  EXPECT_EQ(one->size(), 1u);
+  EXPECT_EQ(few.rejected, 1u);
+  llvm::Expected<std::vector<Schedule>> prose =
+      parseProposals("a tile of 32, I think", *task, 8, few);
+  EXPECT_FALSE(bool(prose));
+  llvm::consumeError(prose.takeError());
+}
+
+TEST_F(SearchTest, ProposalsAreMeasuredInExplorationRounds) {
+  std::unique_ptr<SearchTask> task = makeTask(19, nullptr);
+  Schedule moved = sketches.front();
+  moved.indices.back() = moved.indices.back() == 0 ? 1 : 0;
+  FixedProposer proposer("[" + proposalText(moved) + "]");
+  ProposerStats stats;
+  ExploreThenDropletOptions options;
+  options.explore = 16;
+  options.explorer.populationSize = 256;
+  options.explorer.batchSize = 8;
+  options.proposer = &proposer;
+  options.proposalsPerRound = 4;
+  options.proposerStats = &stats;
+  ExploreThenDroplet search(*task, createNearestNeighbourCostModel(), options);
+  EXPECT_EQ(search.runRound(8), 8u);
+  ASSERT_EQ(proposer.requests.size(), 1u);
+  const llvm::json::Object *request = proposer.requests[0].getAsObject();
+  ASSERT_TRUE(request);
+  EXPECT_EQ(request->getInteger("count"), 4);
+  EXPECT_EQ(request->getString("op"), "linalg.matmul");
+  EXPECT_EQ(task->countPhase(SearchPhase::Proposed), 1u);
+  EXPECT_EQ(task->countPhase(SearchPhase::Explore), 7u);
+  const MeasuredCandidate *c = task->find(moved);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->phase, SearchPhase::Proposed);
+  // The second round proposes it again: rejected as measured.
+  search.runRound(8);
+  EXPECT_EQ(stats.calls, 2u);
+  EXPECT_EQ(stats.accepted, 1u);
+  EXPECT_EQ(stats.rejected, 1u);
+}
+
+TEST_F(SearchTest, FailingProposerCostsNoTrials) {
+  std::unique_ptr<SearchTask> task = makeTask(23, nullptr);
+  FixedProposer proposer("", /*fail=*/true);
+  ProposerStats stats;
+  ExploreThenDropletOptions options;
+  options.explore = 32;
+  options.explorer.populationSize = 256;
+  options.explorer.batchSize = 16;
+  options.proposer = &proposer;
+  options.proposerStats = &stats;
+  ExploreThenDroplet search(*task, createNearestNeighbourCostModel(), options);
+  EXPECT_EQ(runDefaultSearch(search, *task, 100), 100u);
+  EXPECT_GT(stats.calls, 1u);
+  EXPECT_EQ(stats.failedCalls, stats.calls);
+  ASSERT_FALSE(stats.messages.empty());
+  EXPECT_EQ(stats.messages.front(), "unreachable");
+  EXPECT_EQ(task->countPhase(SearchPhase::Proposed), 0u);
 }

@@ -40,6 +40,29 @@ static cl::opt<bool> stopWhenConverged(
              "with budget left (by default the rest of the budget goes to new "
              "rounds of exploration, each followed by droplet search)"),
     cl::init(false), cl::sub(getTuneCommand()));
+static cl::opt<std::string> proposerCommand(
+    "proposer-cmd",
+    cl::desc("Ask this shell command for schedules in every exploration "
+             "round: a JSON request on its stdin, JSON proposals on its "
+             "stdout (docs/tuning.md, Proposals from outside the search)"),
+    cl::value_desc("command"), cl::sub(getTuneCommand()));
+static cl::opt<std::string> proposerUrl(
+    "proposer-url",
+    cl::desc("Ask this OpenAI-compatible chat completions endpoint for "
+             "schedules (through curl; the key, if any, from "
+             "$KE_PROPOSER_API_KEY)"),
+    cl::value_desc("url"), cl::sub(getTuneCommand()));
+static cl::opt<std::string> proposerModel(
+    "proposer-model", cl::desc("The model --proposer-url asks for"),
+    cl::sub(getTuneCommand()));
+static cl::opt<unsigned> proposerPerRound(
+    "proposer-per-round",
+    cl::desc("Proposals asked for in each exploration round (default 8)"),
+    cl::init(8), cl::sub(getTuneCommand()));
+static cl::opt<double> proposerTimeout(
+    "proposer-timeout",
+    cl::desc("Seconds before a proposer call is abandoned (default 60)"),
+    cl::init(60), cl::sub(getTuneCommand()));
 static cl::opt<SearchStrategy> strategy(
     "search", cl::desc("Search strategy"),
     cl::values(clEnumValN(SearchStrategy::ExploreThenDroplet, "droplet",
@@ -118,6 +141,17 @@ int ke::runTuneCommand() {
   }
   if (explore > trials)
     explore = trials.getValue();
+  if (!proposerCommand.empty() && !proposerUrl.empty()) {
+    subcommandError("tune")
+        << "--proposer-cmd and --proposer-url exclude each other\n";
+    return 1;
+  }
+  if ((!proposerCommand.empty() || !proposerUrl.empty()) &&
+      strategy == SearchStrategy::Random) {
+    subcommandError("tune") << "a proposer needs --search=droplet (it is a "
+                               "mutation operator of the exploration)\n";
+    return 1;
+  }
 
   std::unique_ptr<TuningDatabase> database;
   if (!noDb) {
@@ -136,6 +170,11 @@ int ke::runTuneCommand() {
   options.explore = explore;
   options.strategy = strategy;
   options.stopWhenConverged = stopWhenConverged;
+  options.proposer.command = proposerCommand;
+  options.proposer.url = proposerUrl;
+  options.proposer.model = proposerModel;
+  options.proposer.perRound = proposerPerRound;
+  options.proposer.timeoutSeconds = proposerTimeout;
   options.seed = seedOption;
   options.records = records.get();
   options.log = log.get();
@@ -153,11 +192,24 @@ int ke::runTuneCommand() {
   llvm::json::Array results;
   unsigned totalTrials = 0;
   double searchSeconds = 0;
+  std::optional<ProposerStats> proposer;
   for (const TuningResult &result :
        tuneWorkloads(inputs.workloads, target, options)) {
     results.push_back(result.toJSON());
     totalTrials += result.trials;
     searchSeconds += result.searchSeconds;
+    if (result.proposer) {
+      // The run's totals, beside each workload's own.
+      if (!proposer)
+        proposer.emplace();
+      proposer->calls += result.proposer->calls;
+      proposer->failedCalls += result.proposer->failedCalls;
+      proposer->proposed += result.proposer->proposed;
+      proposer->accepted += result.proposer->accepted;
+      proposer->rejected += result.proposer->rejected;
+      for (const std::string &message : result.proposer->messages)
+        proposer->addMessage(message);
+    }
   }
   llvm::json::Object summary{{"target", target.name},
                              {"chip", target.chip},
@@ -185,6 +237,8 @@ int ke::runTuneCommand() {
                                                   : getDefaultBuildJobs())
                                           : 1u},
                              {"workloads", std::move(results)}};
+  if (proposer)
+    summary["proposer"] = proposer->toJSON();
   llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(summary)))
                << "\n";
   return 0;

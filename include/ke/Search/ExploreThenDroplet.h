@@ -6,7 +6,9 @@
 // When droplet search converges with budget left, the budget is spent, not
 // abandoned: a new round of exploration (candidates not measured yet), then
 // droplet search again from the best so far (a restart), unless the caller
-// asked to stop at convergence. The tuner hands out the rounds; this class
+// asked to stop at convergence. An optional proposer (ke/Search/Proposer.h)
+// adds its proposals to each round of exploration. The tuner hands out the
+// rounds; this class
 // only decides what each round measures, so it is testable on a synthetic
 // SearchTask.
 //
@@ -17,6 +19,7 @@
 #include "ke/Search/CostModel.h"
 #include "ke/Search/Droplet.h"
 #include "ke/Search/Explorer.h"
+#include "ke/Search/Proposer.h"
 
 #include <memory>
 
@@ -30,6 +33,12 @@ struct ExploreThenDropletOptions {
   DropletOptions droplet;
   /// End the search when droplet search converges, even with budget left.
   bool stopWhenConverged = false;
+  /// The extra mutation operator, when set: each exploration round first
+  /// measures up to `proposalsPerRound` of its proposals (counted in
+  /// `proposerStats`, which must then be set too).
+  Proposer *proposer = nullptr;
+  unsigned proposalsPerRound = 8;
+  ProposerStats *proposerStats = nullptr;
 };
 
 class ExploreThenDroplet {
@@ -53,6 +62,10 @@ public:
   llvm::StringRef getStopReason() const { return stopReason; }
 
 private:
+  /// One round of exploration, at most `maxTrials`: the proposer's
+  /// proposals first, then the explorer's candidates.
+  unsigned explore(unsigned maxTrials);
+
   SearchTask &task;
   ExploreThenDropletOptions options;
   Explorer explorer;

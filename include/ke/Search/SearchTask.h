@@ -34,7 +34,15 @@ using BatchMeasureFn = std::function<void(
     llvm::function_ref<void(unsigned, CandidateRecord)> onRecord)>;
 
 /// Where a candidate came from.
-enum class SearchPhase { Previous, Untuned, Random, Explore, Droplet };
+enum class SearchPhase {
+  Previous,
+  Untuned,
+  Random,
+  Explore,
+  Droplet,
+  /// Proposed from outside the search (ke/Search/Proposer.h).
+  Proposed
+};
 llvm::StringRef stringifySearchPhase(SearchPhase phase);
 
 struct MeasuredCandidate {

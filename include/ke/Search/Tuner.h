@@ -15,6 +15,7 @@
 
 #include "ke/Search/Droplet.h"
 #include "ke/Search/Explorer.h"
+#include "ke/Search/Proposer.h"
 #include "ke/Search/TaskScheduler.h"
 #include "ke/Workload/Workload.h"
 
@@ -55,6 +56,9 @@ struct TuneOptions {
   /// budget left. By default the rest of the budget goes to new rounds of
   /// exploration, each followed by droplet search from what it found.
   bool stopWhenConverged = false;
+  /// Proposals from outside the search (off unless a command or URL is
+  /// set): an extra mutation operator in every exploration round.
+  ProposerOptions proposer;
 };
 
 /// What tuning one workload produced.
@@ -70,7 +74,9 @@ struct TuningResult {
   std::string fusedInto;
   std::optional<CandidateRecord> reference, untuned, best;
   /// Measured in this run (trials), of them valid; by phase.
-  unsigned trials = 0, valid = 0, explored = 0, droplet = 0;
+  unsigned trials = 0, valid = 0, explored = 0, droplet = 0, proposed = 0;
+  /// What the proposer did for this workload, when one was set.
+  std::optional<ProposerStats> proposer;
   /// Records of earlier runs taken from the database.
   unsigned previous = 0;
   unsigned dropletMoves = 0;
