@@ -9,7 +9,12 @@
 //   ke-baselines onednn-sgemm M N K THREADS   (oneDNN's dnnl_sgemm)
 //   ke-baselines conv2d-nhwc N H W C KH KW F THREADS   (input pre-padded,
 //                                                       stride 1)
-// Prints one JSON object: {"baseline", "seconds", "gflops", "threads"}.
+//   ke-baselines copy BYTES THREADS           (memcpy split across threads:
+//                                              the copy bandwidth that
+//                                              memory-bound kernels are
+//                                              held against)
+// Prints one JSON object: {"baseline", "seconds", "gflops", "threads"}
+// (copy: "gbps", bytes read and written per second, instead of "gflops").
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,7 +27,9 @@
 #include <cstdlib>
 #include <functional>
 #include <random>
+#include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 extern "C" void openblas_set_num_threads(int);
@@ -127,6 +134,39 @@ int conv2dNhwc(long batch, long h, long w, long c, long kh, long kw, long f,
   return 0;
 }
 
+int copy(long bytes, int threads) {
+  // Three source and destination pairs, rotated as ke's evaluator rotates
+  // its input sets, so that the copies of a run do not find their data in
+  // the cache left by the one before (for sizes beyond the last level).
+  constexpr int kSets = 3;
+  std::vector<std::vector<char>> src, dst;
+  for (int set = 0; set < kSets; ++set) {
+    src.emplace_back(bytes, char(set + 1));
+    dst.emplace_back(bytes, 0);
+  }
+  threads = std::max(1, threads);
+  int set = 0;
+  double s = medianSeconds([&] {
+    const char *from = src[set].data();
+    char *to = dst[set].data();
+    set = (set + 1) % kSets;
+    long chunk = (bytes + threads - 1) / threads;
+    std::vector<std::thread> team;
+    for (int t = 0; t < threads; ++t) {
+      long begin = std::min(bytes, t * chunk),
+           end = std::min(bytes, begin + chunk);
+      team.emplace_back(
+          [=] { std::memcpy(to + begin, from + begin, end - begin); });
+    }
+    for (std::thread &thread : team)
+      thread.join();
+  });
+  std::printf("{\"baseline\":\"copy\",\"seconds\":%.9g,\"gbps\":%.4f,"
+              "\"threads\":%d}\n",
+              s, 2.0 * bytes / s / 1e9, threads);
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -142,9 +182,12 @@ int main(int argc, char **argv) {
                       std::atol(argv[4]), std::atol(argv[5]),
                       std::atol(argv[6]), std::atol(argv[7]),
                       std::atol(argv[8]), std::atoi(argv[9]));
+  if (what == "copy" && argc == 4)
+    return copy(std::atol(argv[2]), std::atoi(argv[3]));
   std::fprintf(stderr,
                "usage: ke-baselines sgemm M N K THREADS\n"
                "       ke-baselines onednn-sgemm M N K THREADS\n"
-               "       ke-baselines conv2d-nhwc N H W C KH KW F THREADS\n");
+               "       ke-baselines conv2d-nhwc N H W C KH KW F THREADS\n"
+               "       ke-baselines copy BYTES THREADS\n");
   return 2;
 }

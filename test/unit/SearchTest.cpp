@@ -403,3 +403,36 @@ TEST_F(SearchTest, FailingProposerCostsNoTrials) {
   EXPECT_EQ(stats.messages.front(), "unreachable");
   EXPECT_EQ(task->countPhase(SearchPhase::Proposed), 0u);
 }
+
+TEST_F(SearchTest, BatchesMeasureEachNewScheduleOnceInOrder) {
+  std::unique_ptr<SearchTask> task = makeTask(29, nullptr);
+  std::vector<std::vector<std::string>> batches;
+  std::vector<std::optional<double>> bests;
+  task->setBatchMeasure(
+      [&](llvm::ArrayRef<Schedule> schedules,
+          llvm::function_ref<std::optional<double>()> best,
+          llvm::function_ref<void(unsigned, CandidateRecord)> onRecord) {
+        batches.emplace_back();
+        for (auto [index, s] : llvm::enumerate(schedules)) {
+          batches.back().push_back(getScheduleId(s));
+          bests.push_back(best());
+          onRecord(index, synthetic(s));
+        }
+      });
+  std::vector<std::string> seen;
+  task->onMeasured = [&](const MeasuredCandidate &c) {
+    seen.push_back(getScheduleId(c.schedule));
+  };
+  Schedule a = sketches.front(), b = sketches.front();
+  b.indices.back() = b.indices.back() == 0 ? 1 : 0;
+  task->measure(a, SearchPhase::Explore); // measured before: not again
+  EXPECT_EQ(task->measureBatch({a, b, b}, SearchPhase::Droplet), 1u);
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_EQ(batches[0], std::vector<std::string>{getScheduleId(b)});
+  EXPECT_EQ(seen, (std::vector<std::string>{getScheduleId(a), getScheduleId(b)}));
+  // The best time asked for in the batch holds what was measured before it.
+  ASSERT_EQ(bests.size(), 1u);
+  EXPECT_EQ(bests[0], synthetic(a).measurement.median);
+  EXPECT_EQ(task->find(b)->phase, SearchPhase::Droplet);
+  EXPECT_EQ(task->measureBatch({a, b}, SearchPhase::Droplet), 0u);
+}
