@@ -6,7 +6,8 @@
 // scf.forall on `threads` OpenMP threads, followed by a small combining
 // reduction (transform.structured.tile_reduction_using_forall). Each partial
 // reduction is tiled for vectors (`kvec`, and `reg` on the innermost parallel
-// loop), peeled where tiles are partial, and vectorized.
+// loop), peeled where tiles are partial, and vectorized. Only for reductions
+// with few rows (kMaxCombineElements): the combine is vectorized whole.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,6 +79,21 @@ RfactorSizes getRfactorSizes(ArrayRef<int64_t> ranges,
   return s;
 }
 
+/// The partial results' fill and the combine are vectorized whole, one
+/// vector of (parallel iterations x split) elements each: beyond this many,
+/// the straight-line code takes LLVM minutes to compile (4096 rows split in
+/// 2 timed every candidate out at 60 s, 2026-11-27). Reductions with that
+/// many rows use the threads on the rows instead (cpu.tile).
+constexpr int64_t kMaxCombineElements = 1024;
+
+/// The iterations of the parallel loops (all but the innermost reduction).
+int64_t getParallelIterations(ArrayRef<int64_t> ranges) {
+  int64_t iterations = 1;
+  for (int64_t range : ranges.drop_back())
+    iterations *= range;
+  return iterations;
+}
+
 class CpuRfactorRule final : public SketchRule {
 public:
   llvm::StringRef getName() const override { return "cpu.rfactor"; }
@@ -93,7 +109,8 @@ public:
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     return llvm::none_of(ranges, ShapedType::isDynamic) &&
            iterators.back() == utils::IteratorType::reduction &&
-           ranges.back() >= 64;
+           ranges.back() >= 64 &&
+           2 * getParallelIterations(ranges) <= kMaxCombineElements;
   }
 
   KnobSpace getKnobSpace(Operation *anchor,
@@ -105,8 +122,12 @@ public:
     KnobSpace space;
     space.knobs.push_back(makeThreadsKnob(cores, /*parallelByDefault=*/true));
     Knob split{loopKnobName("split", k), {}, 0};
-    for (int64_t s = 2; s <= std::min<int64_t>(ranges[k] / 2, 8 * cores);
-         s *= 2)
+    // The combine of (parallel iterations x split) partial results is
+    // vectorized whole: no more than kMaxCombineElements of them.
+    int64_t maxSplit = std::min<int64_t>(
+        {ranges[k] / 2, 8 * cores,
+         kMaxCombineElements / getParallelIterations(ranges)});
+    for (int64_t s = 2; s <= maxSplit; s *= 2)
       split.choices.push_back(s);
     split.defaultIndex = llvm::find(split.choices,
                                     int64_t(llvm::PowerOf2Ceil(cores))) -
@@ -137,6 +158,14 @@ public:
       reason = llvm::formatv("innermost tile of {0} elements is too much "
                              "straight-line code (limit 1024)",
                              work);
+      return failure();
+    }
+    int64_t combine = getParallelIterations(op.getStaticLoopRanges()) *
+                      knobs.get(loopKnobName("split", k), 2);
+    if (combine > kMaxCombineElements) {
+      reason = llvm::formatv("the combine of {0} partial results is "
+                             "vectorized whole (limit {1})",
+                             combine, kMaxCombineElements);
       return failure();
     }
     return success();
