@@ -27,26 +27,15 @@ import os
 import platform
 import re
 import statistics
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from results_md import replace_section  # noqa: E402
+# The paths and the command runner of the vendor comparison (same directory).
+from compare import BASELINES, BUILD, KE_OPT, SUITE, run  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.environ.get("KE_BUILD_DIR", os.path.join(ROOT, "build"))
-KE_OPT = os.environ.get("KE_OPT", os.path.join(BUILD, "tools", "ke-opt", "ke-opt"))
-BASELINES = os.path.join(BUILD, "benchmarks", "ke-baselines")
-SUITE = os.path.join(ROOT, "benchmarks", "suite", "full")
 PROBLEMS = ["softmax", "log_softmax", "layernorm", "rmsnorm"]
 ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i32": 4}
-
-
-def run(cmd, env=None):
-    result = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if result.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed:\n{result.stderr[-2000:]}")
-    return result.stdout
 
 
 def tensor_bytes(text):

@@ -247,6 +247,17 @@ TEST_F(SearchTest, SameSeedSameCandidates) {
   EXPECT_NE(first, other);
 }
 
+/// Options of the default search for the synthetic tasks: `explore`
+/// candidates explored in rounds of `batch`, a population of 256.
+static ExploreThenDropletOptions searchOptions(unsigned explore,
+                                               unsigned batch) {
+  ExploreThenDropletOptions options;
+  options.explore = explore;
+  options.explorer.populationSize = 256;
+  options.explorer.batchSize = batch;
+  return options;
+}
+
 /// Runs the default search on a synthetic task with `budget` trials; returns
 /// the trials measured.
 static unsigned runDefaultSearch(ExploreThenDroplet &search, SearchTask &task,
@@ -261,10 +272,7 @@ TEST_F(SearchTest, ConvergedSearchSpendsTheRestOfTheBudget) {
   // The bowl converges after a few droplet rounds; the rest of the budget
   // goes to new exploration and droplet search again (restarts).
   std::unique_ptr<SearchTask> task = makeTask(13, nullptr);
-  ExploreThenDropletOptions options;
-  options.explore = 32;
-  options.explorer.populationSize = 256;
-  options.explorer.batchSize = 32;
+  ExploreThenDropletOptions options = searchOptions(32, 32);
   ExploreThenDroplet search(*task, createNearestNeighbourCostModel(), options);
   EXPECT_EQ(runDefaultSearch(search, *task, 300), 300u);
   EXPECT_GT(search.getNumRestarts(), 0u);
@@ -274,10 +282,7 @@ TEST_F(SearchTest, ConvergedSearchSpendsTheRestOfTheBudget) {
 
 TEST_F(SearchTest, StopWhenConvergedKeepsTheBudget) {
   std::unique_ptr<SearchTask> task = makeTask(13, nullptr);
-  ExploreThenDropletOptions options;
-  options.explore = 32;
-  options.explorer.populationSize = 256;
-  options.explorer.batchSize = 32;
+  ExploreThenDropletOptions options = searchOptions(32, 32);
   options.stopWhenConverged = true;
   ExploreThenDroplet search(*task, createNearestNeighbourCostModel(), options);
   EXPECT_LT(runDefaultSearch(search, *task, 300), 300u);
@@ -359,10 +364,7 @@ TEST_F(SearchTest, ProposalsAreMeasuredInExplorationRounds) {
   moved.indices.back() = moved.indices.back() == 0 ? 1 : 0;
   FixedProposer proposer("[" + proposalText(moved) + "]");
   ProposerStats stats;
-  ExploreThenDropletOptions options;
-  options.explore = 16;
-  options.explorer.populationSize = 256;
-  options.explorer.batchSize = 8;
+  ExploreThenDropletOptions options = searchOptions(16, 8);
   options.proposer = &proposer;
   options.proposalsPerRound = 4;
   options.proposerStats = &stats;
@@ -389,10 +391,7 @@ TEST_F(SearchTest, FailingProposerCostsNoTrials) {
   std::unique_ptr<SearchTask> task = makeTask(23, nullptr);
   FixedProposer proposer("", /*fail=*/true);
   ProposerStats stats;
-  ExploreThenDropletOptions options;
-  options.explore = 32;
-  options.explorer.populationSize = 256;
-  options.explorer.batchSize = 16;
+  ExploreThenDropletOptions options = searchOptions(32, 16);
   options.proposer = &proposer;
   options.proposerStats = &stats;
   ExploreThenDroplet search(*task, createNearestNeighbourCostModel(), options);
