@@ -5,6 +5,8 @@
 #include "ke/Codegen/CpuPipeline.h"
 #include "ke/Support/CrashSafety.h"
 
+#include "mlir/IR/BuiltinTypes.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -57,6 +59,27 @@ ke::applyCandidateScript(llvm::raw_ostream &report, ModuleOp kernel,
     return nullptr;
   }
   return payload;
+}
+
+bool ke::checkVectorSizes(llvm::raw_ostream &report, ModuleOp scheduled) {
+  VectorType widest;
+  scheduled.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      if (auto vector = dyn_cast<VectorType>(type))
+        if (vector.getNumElements() > kMaxCpuVectorElements &&
+            (!widest || vector.getNumElements() > widest.getNumElements()))
+          widest = vector;
+  });
+  if (!widest)
+    return true;
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  os << "the schedule makes " << widest << " (" << widest.getNumElements()
+     << " elements): straight-line code of that size takes LLVM minutes to "
+        "compile (limit "
+     << kMaxCpuVectorElements << " elements)";
+  writeCandidateReport(report, ErrorClass::CompileError, message, nullptr, 0);
+  return false;
 }
 
 bool ke::exceedsTimingBudget(double seconds, const EvaluatorOptions &options) {

@@ -51,6 +51,17 @@ writeScriptCrashSafely(const Schedule &schedule, mlir::Operation *kernelAnchor,
 /// writing its script.
 CandidateRecord scriptCrashRecord(const Schedule &schedule);
 
+/// Vectors of more elements than this in a scheduled CPU kernel are
+/// rejected before LLVM sees them: straight-line code of that size takes
+/// LLVM minutes to compile (cpu.rfactor's whole-tensor combine of 4096 x 2
+/// elements timed every candidate out at 60 s).
+inline constexpr int64_t kMaxCpuVectorElements = 4096;
+
+/// In the child: true when no value of `scheduled` is a vector of more than
+/// kMaxCpuVectorElements elements; else writes the compile-error report
+/// naming the type.
+bool checkVectorSizes(llvm::raw_ostream &report, mlir::ModuleOp scheduled);
+
 /// In the child: a copy of `kernel` with `script` applied. On failure,
 /// writes the invalid-schedule report (the diagnostics of `diagnostics`)
 /// and returns null.

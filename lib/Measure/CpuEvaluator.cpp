@@ -139,7 +139,7 @@ std::unique_ptr<CpuExecutable> CpuEvaluator::build(llvm::raw_ostream &report,
   DiagnosticCollector diagnostics(kernelModule.getContext());
   OwningOpRef<ModuleOp> payload =
       applyCandidateScript(report, kernelModule, script, diagnostics);
-  if (!payload)
+  if (!payload || !checkVectorSizes(report, *payload))
     return nullptr;
   if (inF64 && failed(runPipeline(*payload, {PassStep{[] {
                                     return createWidenReferenceFloatsPass();

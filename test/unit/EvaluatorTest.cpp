@@ -88,6 +88,30 @@ module attributes {transform.with_named_sequence} {
   EXPECT_FALSE(record.message.empty());
 }
 
+TEST_F(EvaluatorTest, HugeVectorsAreACompileErrorNotAMinuteOfLLVM) {
+  // Vectorizing a whole 96 x 64 elementwise op: 6144 elements of
+  // straight-line code, refused before LLVM runs.
+  std::unique_ptr<CpuEvaluator> evaluator = evaluatorFor(R"mlir(
+func.func @f(%a: tensor<96x64xf32>, %b: tensor<96x64xf32>) -> tensor<96x64xf32> {
+  %r = linalg.exp ins(%a : tensor<96x64xf32>) outs(%b : tensor<96x64xf32>) -> tensor<96x64xf32>
+  return %r : tensor<96x64xf32>
+})mlir");
+  ASSERT_TRUE(evaluator);
+  FixedScriptRule rule(R"mlir(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %v = transform.structured.vectorize_children_and_apply_patterns %f : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+})mlir");
+  CandidateRecord record = evaluator->evaluate(fixed(rule));
+  EXPECT_EQ(record.error, ErrorClass::CompileError);
+  EXPECT_NE(record.message.find("vector<96x64xf32> (6144 elements)"),
+            std::string::npos)
+      << record.message;
+}
+
 TEST_F(EvaluatorTest, EmptyScheduleStillComputesTheRightThing) {
   std::unique_ptr<CpuEvaluator> evaluator = evaluatorFor(matmul);
   ASSERT_TRUE(evaluator);
