@@ -55,14 +55,10 @@ STRATEGIES = [
     ("droplet", ["--trials", "400", "--explore", "300"]),
     ("evolution", ["--trials", "1000", "--explore", "1000"]),
     ("random", ["--search", "random", "--trials", "400"]),
-    # Not in the default set: issue #17's quality-diversity archive, to be
-    # kept only if it beats plain evolution (docs/results.md says).
-    ("map-elites", ["--trials", "400", "--explore", "300", "--map-elites"]),
 ]
 LABELS = {"droplet": "explore 300 + droplet 100",
           "evolution": "evolution only, 1000",
-          "random": "random, 400",
-          "map-elites": "explore 300 (MAP-Elites) + droplet 100"}
+          "random": "random, 400"}
 
 
 def run(cmd):

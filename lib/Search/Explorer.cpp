@@ -5,10 +5,8 @@
 #include "ke/Search/Features.h"
 
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
-#include <cmath>
 
 using namespace mlir;
 using namespace ke;
@@ -91,28 +89,6 @@ std::optional<Schedule> Explorer::crossover(const Schedule &a,
   return child;
 }
 
-std::string ke::getBehaviourCell(Operation *anchor, const Schedule &schedule,
-                                 const TargetDescription &target) {
-  LoopNestDescription d = schedule.rule->describeLoopNest(
-      anchor, target, schedule.getAssignment());
-  auto log2Bucket = [](int64_t v) {
-    return v > 1 ? int(std::floor(std::log2(double(v)))) : 0;
-  };
-  // Bytes the innermost tile touches, as its element count times 4: a
-  // rough footprint, enough to tell register, L1 and L2 tiles apart.
-  int64_t elements = 1;
-  if (!d.levels.empty())
-    for (int64_t t : d.levels.back().tile)
-      elements *= std::max<int64_t>(1, t);
-  int64_t bytes = 4 * elements;
-  int cache = bytes <= int64_t(target.cpu.l1dBytes)  ? 0
-              : bytes <= int64_t(target.cpu.l2Bytes) ? 1
-                                                      : 2;
-  return llvm::formatv("{0}/t{1}/v{2}/c{3}", schedule.rule->getName(),
-                       log2Bucket(d.threads), log2Bucket(d.vectorWidth), cache)
-      .str();
-}
-
 std::vector<Schedule> Explorer::evolve() {
   std::mt19937_64 &rng = task.getRng();
   std::vector<Schedule> population;
@@ -127,18 +103,6 @@ std::vector<Schedule> Explorer::evolve() {
     double a = x->record.measurement.median, b = y->record.measurement.median;
     return a < b || (a == b && x < y);
   });
-  if (options.mapElites) {
-    // The archive: the fastest of each behaviour cell, fastest cells first.
-    llvm::StringSet<> cells;
-    std::vector<const MeasuredCandidate *> elites;
-    for (const MeasuredCandidate *c : measured)
-      if (cells
-              .insert(getBehaviourCell(task.getAnchor(), c->schedule,
-                                       task.getTarget()))
-              .second)
-        elites.push_back(c);
-    measured = std::move(elites);
-  }
   unsigned fromMeasured = std::min<size_t>(
       measured.size(), size_t(options.measuredShare * options.populationSize));
   for (unsigned i = 0; i < fromMeasured; ++i)

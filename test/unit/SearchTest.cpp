@@ -435,34 +435,3 @@ TEST_F(SearchTest, BatchesMeasureEachNewScheduleOnceInOrder) {
   EXPECT_EQ(task->find(b)->phase, SearchPhase::Droplet);
   EXPECT_EQ(task->measureBatch({a, b}, SearchPhase::Droplet), 0u);
 }
-
-TEST_F(SearchTest, BehaviourCellsTellThreadsVectorsAndFootprintsApart) {
-  const Schedule &tile = sketches.front();
-  llvm::StringSet<> cells;
-  for (unsigned k = 0; k < tile.space.knobs.size(); ++k)
-    for (unsigned i = 0; i < tile.space.knobs[k].choices.size(); ++i) {
-      Schedule s = tile;
-      s.indices[k] = i;
-      std::string cell = getBehaviourCell(anchor, s, host);
-      EXPECT_EQ(llvm::StringRef(cell).split('/').first, "cpu.tile") << cell;
-      cells.insert(cell);
-    }
-  // Moving single knobs (threads, register and vector tiles) reaches more
-  // than one cell.
-  EXPECT_GT(cells.size(), 2u);
-}
-
-TEST_F(SearchTest, MapElitesExplorerProposesDistinctCandidatesWithinLimits) {
-  std::unique_ptr<SearchTask> task = makeTask(31, nullptr);
-  ExplorerOptions options;
-  options.populationSize = 256;
-  options.mapElites = true;
-  Explorer explorer(*task, createNearestNeighbourCostModel(), options);
-  EXPECT_EQ(explorer.runRound(64), 64u);
-  EXPECT_EQ(explorer.runRound(64), 64u);
-  llvm::StringSet<> ids;
-  for (const MeasuredCandidate &c : task->getHistory()) {
-    EXPECT_TRUE(ids.insert(getScheduleId(c.schedule)).second);
-    EXPECT_TRUE(task->withinLimits(c.schedule));
-  }
-}

@@ -40,13 +40,6 @@ static cl::opt<bool> stopWhenConverged(
              "with budget left (by default the rest of the budget goes to new "
              "rounds of exploration, each followed by droplet search)"),
     cl::init(false), cl::sub(getTuneCommand()));
-static cl::opt<bool> mapElites(
-    "map-elites",
-    cl::desc("Quality diversity: seed each round of exploration with the "
-             "best schedule of each behaviour cell (sketch, threads, vector "
-             "width, tile footprint) instead of the fastest overall "
-             "(docs/tuning.md)"),
-    cl::init(false), cl::sub(getTuneCommand()));
 static cl::opt<std::string> proposerCommand(
     "proposer-cmd",
     cl::desc("Ask this shell command for schedules in every exploration "
@@ -177,7 +170,6 @@ int ke::runTuneCommand() {
   options.explore = explore;
   options.strategy = strategy;
   options.stopWhenConverged = stopWhenConverged;
-  options.explorer.mapElites = mapElites;
   options.proposer.command = proposerCommand;
   options.proposer.url = proposerUrl;
   options.proposer.model = proposerModel;
@@ -226,7 +218,6 @@ int ke::runTuneCommand() {
                                             : "droplet"},
                              {"trials_per_workload", trials.getValue()},
                              {"explore", explore.getValue()},
-                             {"map_elites", mapElites.getValue()},
                              {"database", database ? llvm::json::Value(
                                                          getDatabasePath())
                                                    : llvm::json::Value(nullptr)},

@@ -29,20 +29,7 @@ struct ExplorerOptions {
   unsigned batchSize = 64;
   /// Share of the initial population taken from the best measured.
   double measuredShare = 0.2;
-  /// Quality diversity (MAP-Elites, as KernelFoundry uses it): the measured
-  /// part of the initial population is the best of each behaviour cell
-  /// (sketch, thread count, vector width, innermost tile footprint against
-  /// the L1 and L2 caches; getBehaviourCell), fastest cells first, instead
-  /// of the fastest candidates overall (which can all be neighbours of one
-  /// schedule).
-  bool mapElites = false;
 };
-
-/// The behaviour cell of `schedule` for MAP-Elites: its sketch, threads
-/// (log2), vector width (log2) and innermost tile footprint in bytes
-/// against the target's L1 and L2 (below L1, below L2, beyond).
-std::string getBehaviourCell(mlir::Operation *anchor, const Schedule &schedule,
-                             const TargetDescription &target);
 
 class Explorer {
 public:
