@@ -63,11 +63,12 @@ func.func @conv_nchw(%i: tensor<1x4x11x11xf32>, %f: tensor<8x4x3x3xf32>, %o: ten
   return %r : tensor<1x8x5x5xf32>
 }
 
-// A row reduction vectorizes along k by default.
+// A row reduction vectorizes along k by default, carrying 16 x 16 partial
+// sums along the row (test/Sketch/cpu-tile-partials.mlir).
 // CHECK-LABEL: // -----// workload {{.*}} linalg.reduce
 // CHECK: // knob kvec.d1: 1 2 3 4 6 8 12 [16]
 // CHECK: tile_using_for %{{.*}} tile_sizes [16, 0]
-// CHECK: tile_using_for %{{.*}} tile_sizes [0, 16]
+// CHECK: tile_reduction_using_for %{{.*}} by tile_sizes = [0, 16]
 // CHECK: lower_multi_reduction lowering_strategy = "innerreduction"
 func.func @row_sum(%x: tensor<32x96xf32>, %o: tensor<32xf32>) -> tensor<32xf32> {
   %r = linalg.reduce ins(%x : tensor<32x96xf32>) outs(%o : tensor<32xf32>) dimensions = [1]
