@@ -58,6 +58,8 @@ llvm::json::Value CandidateRecord::toJSON() const {
     o["seconds"] = llvm::json::Array(measurement.seconds);
     o["relative_error"] = relativeError;
   }
+  if (!measuredBy.empty())
+    o["measured_by"] = measuredBy;
   return o;
 }
 

@@ -33,13 +33,22 @@ std::string CudaDeviceInfo::getChip() const {
 /// CudaDeviceInfo's own JSON keys (GpuDeviceInfo has the common ones), for
 /// writing (`Info` const) and reading.
 template <typename Info>
-static std::array<GpuInfoField, 5> getOwnFields(Info &info) {
+static std::array<GpuInfoField, 8> getOwnFields(Info &info) {
   return {{{"compute_major", info.computeMajor, /*required=*/true},
            {"compute_minor", info.computeMinor},
+           {"pci_domain", info.pciDomain},
+           {"pci_bus", info.pciBus},
+           {"pci_device", info.pciDevice},
            {"shared_memory_per_block_optin_bytes",
             info.sharedMemoryPerBlockOptinBytes},
            {"driver_version", info.driverVersion},
            {"l2_flush_kernel_error", info.l2FlushKernelError}}};
+}
+
+std::string CudaDeviceInfo::getPciBusId() const {
+  return llvm::formatv("{0:x-4}:{1:x-2}:{2:x-2}.0", pciDomain, pciBus,
+                       pciDevice)
+      .str();
 }
 
 llvm::json::Value CudaDeviceInfo::toJSON() const {
@@ -109,7 +118,10 @@ llvm::Expected<std::unique_ptr<CudaDevice>> ke::openCudaDevice(int ordinal) {
        info.maxThreadsPerBlock},
       {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "L2 cache size", info.l2CacheBytes},
       {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-       "shared memory per block", info.sharedMemoryPerBlockOptinBytes}};
+       "shared memory per block", info.sharedMemoryPerBlockOptinBytes},
+      {CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, "PCI domain", info.pciDomain},
+      {CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, "PCI bus", info.pciBus},
+      {CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, "PCI device", info.pciDevice}};
   const GpuDeviceFunctions functions = {
       api.cuDeviceGetName,
       api.cuDeviceGetAttribute,

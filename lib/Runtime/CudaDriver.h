@@ -38,9 +38,12 @@ inline constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
 // CUdevice_attribute values.
 inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1;
 inline constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
+inline constexpr int CU_DEVICE_ATTRIBUTE_PCI_BUS_ID = 33;
+inline constexpr int CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID = 34;
 inline constexpr int CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE = 36;
 inline constexpr int CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH = 37;
 inline constexpr int CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38;
+inline constexpr int CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID = 50;
 inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;

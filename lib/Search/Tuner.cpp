@@ -52,6 +52,27 @@ uint64_t ke::getWorkloadSeed(llvm::StringRef key, uint64_t seed) {
   return mixed;
 }
 
+Operation *ke::getTuningAnchor(const Workload &workload,
+                               const TargetDescription &target) {
+  return getFirstGroupAnchor(workload.firstOp, workload.key,
+                             getKernelFusion(target));
+}
+
+EvaluatorOptions ke::getTuningEvaluatorOptions(const Workload &workload,
+                                               const TargetDescription &target,
+                                               const TuneOptions &options,
+                                               unsigned numWorkloads) {
+  EvaluatorOptions evaluatorOptions = options.evaluator;
+  evaluatorOptions.seed = getWorkloadSeed(workload.key, options.seed);
+  // Measured as compile will apply it.
+  evaluatorOptions.fusion = getKernelFusion(target);
+  // Input sets of many workloads live at once: share a budget.
+  evaluatorOptions.maxInputBytes =
+      std::max<uint64_t>(64ull << 20, evaluatorOptions.maxInputBytes /
+                                          std::max(1u, numWorkloads));
+  return evaluatorOptions;
+}
+
 llvm::json::Value TuningResult::toJSON() const {
   llvm::json::Object o{{"key", key}, {"op", opName}, {"count", count}};
   if (flops)
@@ -185,19 +206,16 @@ bool prepare(WorkloadTuning &w, const TargetDescription &target,
                                     return success();
                                   });
   uint64_t seed = getWorkloadSeed(workload.key, options.seed);
-  EvaluatorOptions evaluatorOptions = options.evaluator;
-  evaluatorOptions.seed = seed;
-  // Measured as compile will apply it.
-  evaluatorOptions.fusion = getKernelFusion(target);
-  // Input sets of many workloads live at once: share a budget.
-  evaluatorOptions.maxInputBytes =
-      std::max<uint64_t>(64ull << 20, evaluatorOptions.maxInputBytes /
-                                          std::max(1u, numWorkloads));
+  EvaluatorOptions evaluatorOptions =
+      getTuningEvaluatorOptions(workload, target, options, numWorkloads);
   progress.note(llvm::formatv("workload {0}/{1} {2}: running the reference",
                               w.index + 1, numWorkloads, workload.opName)
                     .str());
   FailureOr<std::unique_ptr<Evaluator>> created =
-      createEvaluator(w.anchor, target, evaluatorOptions);
+      options.createEvaluator
+          ? options.createEvaluator(w.index, w.anchor, target,
+                                    evaluatorOptions)
+          : createEvaluator(w.anchor, target, evaluatorOptions);
   if (failed(created)) {
     w.result.skipped = reason.empty() ? "cannot be evaluated" : reason;
     return false;
@@ -337,12 +355,10 @@ std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
     w.result.count = workloads[i].count();
     // Fills and elementwise consumers fused into another anchor's kernel are
     // measured (and applied) as part of it: no budget of their own.
-    KernelFusion fusion = getKernelFusion(target);
-    w.anchor = getFirstGroupAnchor(workloads[i].firstOp, workloads[i].key,
-                                   fusion);
+    w.anchor = getTuningAnchor(workloads[i], target);
     if (!w.anchor) {
       w.result.fusedInto = computeWorkloadKey(
-          getFusingAnchor(workloads[i].firstOp, fusion));
+          getFusingAnchor(workloads[i].firstOp, getKernelFusion(target)));
       continue;
     }
     if (!prepare(w, target, options, n, sink, progress, proposer.get())) {

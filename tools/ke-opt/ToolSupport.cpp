@@ -136,11 +136,11 @@ static llvm::Expected<ProbedGpu> checkCudaDevice(TargetDescription &target,
   applyDeviceLimits(target, *device, device->sharedMemoryPerBlockOptinBytes);
   std::string description =
       llvm::formatv("CUDA device #{0}: {1} ({2}, {3} SMs, {4} MiB L2, "
-                    "driver {5}.{6})",
+                    "driver {5}.{6}, bus {7})",
                     device->ordinal, device->name, device->getChip(),
                     device->multiprocessors, device->l2CacheBytes >> 20,
                     device->driverVersion / 1000,
-                    device->driverVersion % 1000 / 10)
+                    device->driverVersion % 1000 / 10, device->getPciBusId())
           .str();
   return ProbedGpu{std::move(description), device->toJSON()};
 }

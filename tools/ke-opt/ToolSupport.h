@@ -46,7 +46,8 @@ std::string getDatabasePath();
 
 /// The GPU that tune and bench measure on, as probed.
 struct ProbedGpu {
-  /// "CUDA device #0: NVIDIA H200 (sm_90, 132 SMs, 60 MiB L2, driver 13.0)"
+  /// "CUDA device #0: NVIDIA H200 (sm_90, 132 SMs, 60 MiB L2, driver 13.0,
+  /// bus 0000:19:00.0)"
   /// or "AMD GPU #0: AMD Instinct MI300X (gfx942:sramecc+:xnack-, 304 CUs,
   /// 4 MiB L2, HIP 6.2)".
   std::string description;

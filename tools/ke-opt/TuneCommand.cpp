@@ -13,11 +13,14 @@
 #include "ToolSupport.h"
 
 #include "ke/Database/Database.h"
+#include "ke/Distributed/DistributedTuning.h"
 #include "ke/Runtime/CudaRunner.h"
 #include "ke/Search/Tuner.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Process.h"
 
 using namespace mlir;
 using namespace ke;
@@ -104,9 +107,113 @@ static cl::opt<bool> noProgress("no-progress",
                                 cl::desc("No progress line on stderr"),
                                 cl::sub(getTuneCommand()));
 
-int ke::runTuneCommand() {
+/// The options of this run that do not depend on its outputs (every rank
+/// of an MPI run makes the same).
+static TuneOptions getTuneOptions(bool gpu, int device) {
+  TuneOptions options;
+  options.trials = trials;
+  options.explore = std::min(explore.getValue(), trials.getValue());
+  options.strategy = strategy;
+  options.stopWhenConverged = stopWhenConverged;
+  options.proposer.command = proposerCommand;
+  options.proposer.url = proposerUrl;
+  options.proposer.model = proposerModel;
+  options.proposer.perRound = proposerPerRound;
+  options.proposer.timeoutSeconds = proposerTimeout;
+  options.seed = seedOption;
+  options.showProgress = !noProgress;
+  options.evaluator.timeoutSeconds = timeout;
+  options.evaluator.measure.minTotalSeconds = minSeconds;
+  options.evaluator.deviceOrdinal = device;
+  options.evaluator.jobs = jobs;
+  options.evaluator.reference = getReferencePlace();
+  // GPU runs are short: the protocol's floor there is 50 ms.
+  if (gpu && !minSeconds.getNumOccurrences())
+    options.evaluator.measure.minTotalSeconds = 0.05;
+  return options;
+}
+
+/// The GPU a rank measures on: the node-local rank's (offset by --device),
+/// or --device itself when the launcher left the rank one visible device
+/// (Slurm's --gpus-per-task binds each rank to its own).
+static int getRankDevice(const MpiWorld *world) {
+  if (!world)
+    return deviceOrdinal;
+  for (const char *name : {"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
+                           "ROCR_VISIBLE_DEVICES"})
+    if (std::optional<std::string> visible = llvm::sys::Process::GetEnv(name))
+      if (!visible->empty() && !llvm::StringRef(*visible).contains(','))
+        return deviceOrdinal;
+  return deviceOrdinal + world->getLocalRank();
+}
+
+/// How records name the rank and device that measured them.
+static std::string describeRank(const MpiWorld &world,
+                                const std::optional<MeasuredTarget> &measured) {
+  std::string where = llvm::formatv("rank {0} on {1}: ", world.getRank(),
+                                    world.getNodeName())
+                          .str();
+  if (!measured)
+    return where + "no device";
+  if (measured->device)
+    return where + measured->device->description;
+  return where + "cpu " + measured->target.chip;
+}
+
+/// A serving rank of an MPI run (ke/Distributed/DistributedTuning.h): the
+/// same target and inputs as rank 0, its own device, no outputs of its own.
+static int serveAsRank(MpiWorld &world) {
+  ServingRank self;
+  int device = getRankDevice(&world);
   std::optional<MeasuredTarget> measured =
-      prepareMeasuredTarget("tune", "tuning", deviceOrdinal, !noProgress);
+      prepareMeasuredTarget("tune", "tuning", device, /*announce=*/false);
+  if (!measured)
+    self.setupError = llvm::formatv("its device #{0} did not probe (its "
+                                    "stderr says why)",
+                                    device);
+  self.measuredBy = describeRank(world, measured);
+  std::unique_ptr<MLIRContext> context = createToolContext();
+  LoadedInputs inputs;
+  if (measured) {
+    inputs = loadInputs(inputFiles, *context);
+    if (inputs.failed)
+      self.setupError = "its inputs did not load";
+  }
+  TargetDescription target = measured ? measured->target : TargetDescription();
+  TuneOptions options = getTuneOptions(target.isGpu(), device);
+  options.showProgress = false;
+  if (llvm::Error error =
+          serveTuning(world, inputs.workloads, target, options, self)) {
+    subcommandError("tune") << "rank " << world.getRank() << ": "
+                            << llvm::toString(std::move(error)) << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+int ke::runTuneCommand() {
+  // Under mpirun every rank runs this command; rank 0 tunes, the others
+  // serve it (docs/tuning.md, Tuning on a cluster).
+  std::unique_ptr<MpiWorld> world;
+  if (isLaunchedByMpi()) {
+    llvm::Expected<std::unique_ptr<MpiWorld>> created = MpiWorld::create();
+    if (!created) {
+      subcommandError("tune") << "started by an MPI launcher, but "
+                              << llvm::toString(created.takeError()) << "\n";
+      return 1;
+    }
+    world = std::move(*created);
+    if (world->getRank() != 0)
+      return serveAsRank(*world);
+  }
+  // Declared after the world: it stops the serving ranks on every return
+  // before MPI is finalized.
+  std::optional<TuningCoordinator> coordinator;
+  if (world)
+    coordinator.emplace(*world, "");
+  int ordinal = getRankDevice(world.get());
+  std::optional<MeasuredTarget> measured =
+      prepareMeasuredTarget("tune", "tuning", ordinal, !noProgress);
   if (!measured)
     return 1;
   // checkGpuDevice put the device's own limits into the target.
@@ -139,8 +246,6 @@ int ke::runTuneCommand() {
       return 1;
     }
   }
-  if (explore > trials)
-    explore = trials.getValue();
   if (!proposerCommand.empty() && !proposerUrl.empty()) {
     subcommandError("tune")
         << "--proposer-cmd and --proposer-url exclude each other\n";
@@ -165,29 +270,19 @@ int ke::runTuneCommand() {
     database = std::move(*opened);
   }
 
-  TuneOptions options;
-  options.trials = trials;
-  options.explore = explore;
-  options.strategy = strategy;
-  options.stopWhenConverged = stopWhenConverged;
-  options.proposer.command = proposerCommand;
-  options.proposer.url = proposerUrl;
-  options.proposer.model = proposerModel;
-  options.proposer.perRound = proposerPerRound;
-  options.proposer.timeoutSeconds = proposerTimeout;
-  options.seed = seedOption;
+  TuneOptions options = getTuneOptions(gpu, ordinal);
   options.records = records.get();
   options.log = log.get();
   options.database = database.get();
-  options.showProgress = !noProgress;
-  options.evaluator.timeoutSeconds = timeout;
-  options.evaluator.measure.minTotalSeconds = minSeconds;
-  options.evaluator.deviceOrdinal = deviceOrdinal;
-  options.evaluator.jobs = jobs;
-  options.evaluator.reference = getReferencePlace();
-  // GPU runs are short: the protocol's floor there is 50 ms.
-  if (gpu && !minSeconds.getNumOccurrences())
-    options.evaluator.measure.minTotalSeconds = 0.05;
+  if (world) {
+    coordinator->setMeasuredBy(describeRank(*world, measured));
+    options.createEvaluator = coordinator->getEvaluatorFactory();
+    if (!gpu && world->getLocalSize() > 1 && !noProgress)
+      llvm::errs() << "[ke] " << world->getLocalSize()
+                   << " ranks share this node's cores: their CPU timings "
+                      "disturb each other (run one rank per node for cpu "
+                      "targets)\n";
+  }
 
   llvm::json::Array results;
   unsigned totalTrials = 0;
@@ -217,7 +312,7 @@ int ke::runTuneCommand() {
                                             ? "random"
                                             : "droplet"},
                              {"trials_per_workload", trials.getValue()},
-                             {"explore", explore.getValue()},
+                             {"explore", options.explore},
                              {"database", database ? llvm::json::Value(
                                                          getDatabasePath())
                                                    : llvm::json::Value(nullptr)},
@@ -239,6 +334,8 @@ int ke::runTuneCommand() {
                              {"workloads", std::move(results)}};
   if (proposer)
     summary["proposer"] = proposer->toJSON();
+  if (world)
+    summary["ranks"] = world->getSize();
   llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(summary)))
                << "\n";
   return 0;

@@ -53,6 +53,9 @@ struct CandidateRecord {
   double relativeError = 0;
   /// True when timing stopped after the checked run (see EvaluatorOptions).
   bool earlyStop = false;
+  /// In an MPI run, the rank, node and device that measured it (docs/
+  /// tuning.md, Tuning on a cluster); empty in a run of one process.
+  std::string measuredBy;
 
   bool isValid() const { return error == ErrorClass::None; }
   llvm::json::Value toJSON() const;

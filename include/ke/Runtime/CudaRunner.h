@@ -41,6 +41,9 @@ struct CudaDeviceInfo : GpuDeviceInfo {
   uint64_t sharedMemoryPerBlockOptinBytes = 0;
   /// cuDriverGetVersion: 13000 for CUDA 13.0.
   int driverVersion = 0;
+  /// Where the device sits on the PCI bus (the ranks of an MPI run name
+  /// their devices by it).
+  int pciDomain = 0, pciBus = 0, pciDevice = 0;
   /// Why the runner's read-only L2 flush kernel (ke/Runtime/L2Flush.h) does
   /// not load on this device, so that the runner flushes with a memset;
   /// empty when it loads (or was not tried: only the probe tries it).
@@ -48,6 +51,8 @@ struct CudaDeviceInfo : GpuDeviceInfo {
 
   /// "sm_90".
   std::string getChip() const;
+  /// "0000:19:00.0", as nvidia-smi writes it.
+  std::string getPciBusId() const;
   llvm::json::Value toJSON() const;
   static llvm::Expected<CudaDeviceInfo> fromJSON(const llvm::json::Value &v);
 };

@@ -20,6 +20,7 @@
 #include "ke/Workload/Workload.h"
 
 #include <array>
+#include <functional>
 
 namespace ke {
 
@@ -31,6 +32,14 @@ enum class SearchStrategy {
   /// Uniformly random candidates (the baseline of benchmarks).
   Random
 };
+
+/// Makes the evaluator of workload `workloadIndex` (its index in the
+/// workloads tuneWorkloads was given) for `anchor` on `target`:
+/// createEvaluator by default, the distributed evaluator of an MPI run
+/// (ke/Distributed/DistributedTuning.h) there.
+using EvaluatorFactory = std::function<mlir::FailureOr<std::unique_ptr<Evaluator>>(
+    unsigned workloadIndex, mlir::Operation *anchor,
+    const TargetDescription &target, const EvaluatorOptions &options)>;
 
 struct TuneOptions {
   /// Trials per workload on average; the task scheduler splits
@@ -59,6 +68,8 @@ struct TuneOptions {
   /// Proposals from outside the search (off unless a command or URL is
   /// set): an extra mutation operator in every exploration round.
   ProposerOptions proposer;
+  /// Where evaluators come from; null: createEvaluator.
+  EvaluatorFactory createEvaluator;
 };
 
 /// What tuning one workload produced.
@@ -99,6 +110,20 @@ struct TuningResult {
 std::vector<TuningResult> tuneWorkloads(llvm::ArrayRef<Workload> workloads,
                                         const TargetDescription &target,
                                         const TuneOptions &options);
+
+/// The operation tuneWorkloads measures for `workload`: its first
+/// occurrence that anchors a kernel group of its own on `target`, or null
+/// when every occurrence is fused into another anchor's kernel.
+mlir::Operation *getTuningAnchor(const Workload &workload,
+                                 const TargetDescription &target);
+
+/// The evaluator options tuneWorkloads gives `workload`, one of
+/// `numWorkloads`: `options.evaluator` with the workload's seed, the
+/// target's kernel fusion and a share of the input-set budget.
+EvaluatorOptions getTuningEvaluatorOptions(const Workload &workload,
+                                           const TargetDescription &target,
+                                           const TuneOptions &options,
+                                           unsigned numWorkloads);
 
 /// The seed of workload `key`'s search: tuning one workload alone or among
 /// others draws the same candidates.
