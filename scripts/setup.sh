@@ -36,6 +36,9 @@ packages=(
   # LLVM's OpenMP runtime: tuned CPU kernels run their parallel loops on it
   # (the JIT loads it), and package-ke-opt carries it to the GPU machines.
   libomp-22-dev
+  # `mpirun -n N ke-opt tune` (issue #18): OpenMPI's headers at build time (ke-opt opens
+  # libmpi.so.40 at run time) and mpirun for its tests.
+  libopenmpi-dev openmpi-bin
   # Welch's t-test of droplet search (Boost.Math, header-only).
   libboost-dev
   # Vendor baselines of benchmarks/cpu (ke-baselines): oneDNN and OpenBLAS. Debian's

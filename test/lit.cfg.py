@@ -3,6 +3,7 @@
 # bin directory (FileCheck, not, split-file, mlir-opt), as upstream does.
 import os
 import sys
+import shutil
 import subprocess
 import lit.formats
 
@@ -65,3 +66,16 @@ if not os.path.exists("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc"):
 # Tests of multi-threaded CPU schedules (cpu.loops.parallel needs 2 cores).
 if (os.cpu_count() or 1) > 1:
     config.available_features.add("multicore")
+# MPI tuning (issue #18; docs/tuning.md, Tuning on a cluster): ke-opt built
+# with OpenMPI's headers and an mpirun to start it. The tests run as root in
+# CI, which OpenMPI refuses unless told.
+if config.ke_mpi and shutil.which("mpirun", path=config.environment["PATH"]):
+    config.available_features.add("mpi")
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+    # No network transports to probe on a test machine.
+    config.environment["OMPI_MCA_btl_tcp_if_include"] = "lo"
+    config.environment["OMPI_MCA_oob_tcp_if_include"] = "lo"
+    for name in ("HOME", "TMPDIR"):
+        if os.environ.get(name):
+            config.environment[name] = os.environ[name]

@@ -152,16 +152,8 @@ public:
   /// droplet, proposed...), for the records file.
   void add(const WorkloadTuning &w, const CandidateRecord &candidate,
            llvm::StringRef role, llvm::StringRef phase = "") {
-    if (options.records) {
-      llvm::json::Value json = candidate.toJSON();
-      json.getAsObject()->insert({"workload", w.workload->key});
-      json.getAsObject()->insert({"role", role});
-      if (!phase.empty())
-        json.getAsObject()->insert({"phase", phase});
-      json.getAsObject()->insert({"target", target.name});
-      *options.records << json << '\n';
-      options.records->flush();
-    }
+    // The database first: a run killed between the two has every record
+    // of the records file in the database.
     if (database) {
       TuningRecord record =
           makeTuningRecord(candidate, *w.workload, target, role);
@@ -178,6 +170,16 @@ public:
       } else {
         failuresInARow = 0;
       }
+    }
+    if (options.records) {
+      llvm::json::Value json = candidate.toJSON();
+      json.getAsObject()->insert({"workload", w.workload->key});
+      json.getAsObject()->insert({"role", role});
+      if (!phase.empty())
+        json.getAsObject()->insert({"phase", phase});
+      json.getAsObject()->insert({"target", target.name});
+      *options.records << json << '\n';
+      options.records->flush();
     }
   }
   ConvergenceLog &getLog() { return log; }

@@ -78,8 +78,8 @@ static cl::opt<unsigned>
     jobs("jobs",
          cl::desc("GPU targets: candidates built at once, each in a child "
                   "of its own, ahead of the one measured (default 0: the "
-                  "cores but one). The CPU builds each candidate in its "
-                  "measuring child"),
+                  "cores but one, split among the MPI ranks of a node). The "
+                  "CPU builds each candidate in its measuring child"),
          cl::init(0), cl::sub(getTuneCommand()));
 static cl::opt<bool> noDb("no-db",
                           cl::desc("Neither read nor write a tuning "
@@ -109,7 +109,8 @@ static cl::opt<bool> noProgress("no-progress",
 
 /// The options of this run that do not depend on its outputs (every rank
 /// of an MPI run makes the same).
-static TuneOptions getTuneOptions(bool gpu, int device) {
+static TuneOptions getTuneOptions(bool gpu, int device,
+                                  const MpiWorld *world) {
   TuneOptions options;
   options.trials = trials;
   options.explore = std::min(explore.getValue(), trials.getValue());
@@ -126,6 +127,10 @@ static TuneOptions getTuneOptions(bool gpu, int device) {
   options.evaluator.measure.minTotalSeconds = minSeconds;
   options.evaluator.deviceOrdinal = device;
   options.evaluator.jobs = jobs;
+  // Ranks that share a node share its cores: each builds on its part.
+  if (world && !jobs && world->getLocalSize() > 1)
+    options.evaluator.jobs = std::max(
+        1u, getDefaultBuildJobs() / unsigned(world->getLocalSize()));
   options.evaluator.reference = getReferencePlace();
   // GPU runs are short: the protocol's floor there is 50 ms.
   if (gpu && !minSeconds.getNumOccurrences())
@@ -180,7 +185,7 @@ static int serveAsRank(MpiWorld &world) {
       self.setupError = "its inputs did not load";
   }
   TargetDescription target = measured ? measured->target : TargetDescription();
-  TuneOptions options = getTuneOptions(target.isGpu(), device);
+  TuneOptions options = getTuneOptions(target.isGpu(), device, &world);
   options.showProgress = false;
   if (llvm::Error error =
           serveTuning(world, inputs.workloads, target, options, self)) {
@@ -270,7 +275,7 @@ int ke::runTuneCommand() {
     database = std::move(*opened);
   }
 
-  TuneOptions options = getTuneOptions(gpu, ordinal);
+  TuneOptions options = getTuneOptions(gpu, ordinal, world.get());
   options.records = records.get();
   options.log = log.get();
   options.database = database.get();
@@ -328,8 +333,9 @@ int ke::runTuneCommand() {
                                                : llvm::json::Value(nullptr)},
                              // Builds at once (GPU targets; the CPU builds
                              // in the measuring child).
-                             {"jobs", gpu ? (jobs ? jobs.getValue()
-                                                  : getDefaultBuildJobs())
+                             {"jobs", gpu ? (options.evaluator.jobs
+                                                     ? options.evaluator.jobs
+                                                     : getDefaultBuildJobs())
                                           : 1u},
                              {"workloads", std::move(results)}};
   if (proposer)
