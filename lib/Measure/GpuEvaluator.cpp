@@ -10,8 +10,12 @@
 //                                outputs
 //   GpuEvaluator::evaluateBatch  the scripts, then per candidate a build
 //                                child (apply, lower, the binary to a file;
-//                                up to `jobs` at once) and a measuring child
-//                                (load, check, time; one at a time)
+//                                up to `jobs` at once) and its measurement
+//                                (load, check, time; one at a time) by the
+//                                measuring server (serveMeasurement: one
+//                                child keeps the device context and input
+//                                sets across candidates) or a child of its
+//                                own
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +23,8 @@
 
 #include "CandidateSteps.h"
 #include "GpuBinaryFile.h"
+
+#include "ke/Runtime/ServingChild.h"
 
 #include "ke/Codegen/GpuPipeline.h"
 #include "ke/Codegen/GpuReference.h"
@@ -144,6 +150,7 @@ struct HipRuntime {
 /// What a candidate's child does once the schedule is applied, on one GPU
 /// family.
 template <typename Runtime> struct DeviceSteps {
+  using RuntimeType = Runtime;
   using Device = typename Runtime::Device;
   using Module = typename Runtime::Module;
   using Runner = typename Runtime::Runner;
@@ -162,7 +169,11 @@ template <typename Runtime> struct DeviceSteps {
   llvm::ArrayRef<std::optional<HostBuffer>> expected;
   const EvaluatorOptions &options;
 
+  /// The error of the last fail() (None: none failed).
+  ErrorClass failedWith = ErrorClass::None;
+
   void fail(ErrorClass error, const llvm::Twine &message) {
+    failedWith = error;
     writeCandidateReport(report, error, message.str(), nullptr, 0);
   }
 
@@ -291,6 +302,52 @@ template <typename Runtime> struct DeviceSteps {
       writeSingleRunReport(report, *seconds, 0, /*earlyStop=*/false);
   }
 
+  /// The measuring server's device and runner, kept from one candidate to
+  /// the next (its input sets uploaded once).
+  struct Session {
+    std::unique_ptr<Device> device;
+    std::unique_ptr<Runner> runner;
+  };
+
+  /// The measuring server's steps for one built binary: the device opened
+  /// and the input sets uploaded for the first, then load, check and time
+  /// as run() does. False when the device may be unusable after it (a
+  /// launch error: a fault poisons the context), so the server ends.
+  bool runInSession(Session &session, const GpuKernelBinary &binary,
+                    std::optional<double> bestSeconds) {
+    if (!session.device) {
+      llvm::Expected<std::unique_ptr<Device>> device =
+          Runtime::open(options.deviceOrdinal);
+      if (!device) {
+        fail(ErrorClass::LaunchError, llvm::toString(device.takeError()));
+        return false;
+      }
+      session.device = std::move(*device);
+    }
+    llvm::Expected<std::unique_ptr<Module>> module =
+        Module::load(*session.device, binary);
+    if (!module) {
+      fail(ErrorClass::CompileError, llvm::toString(module.takeError()));
+      return true;
+    }
+    if (!session.runner) {
+      llvm::Expected<std::unique_ptr<Runner>> runner = Runner::create(
+          **module, cpu.getKernel().arguments, cpu.getInputSets());
+      if (!runner) {
+        fail(ErrorClass::LaunchError, llvm::toString(runner.takeError()));
+        return false;
+      }
+      session.runner = std::move(*runner);
+    } else if (llvm::Error error = session.runner->setModule(**module)) {
+      fail(ErrorClass::LaunchError, llvm::toString(std::move(error)));
+      return false;
+    }
+    double worst = 0;
+    if (std::optional<double> checkSeconds = check(*session.runner, worst))
+      time(*session.runner, *checkSeconds, worst, bestSeconds);
+    return failedWith != ErrorClass::LaunchError;
+  }
+
   /// The measuring child's steps: load, check and time a built binary.
   void run(const GpuKernelBinary &binary, std::optional<double> bestSeconds) {
     std::optional<Built> built = load(binary);
@@ -371,6 +428,87 @@ LogicalResult GpuEvaluator::runDeviceReference(Operation *anchor,
   return success();
 }
 
+GpuEvaluator::~GpuEvaluator() {
+  if (activeServer == server.get())
+    activeServer = nullptr;
+}
+
+/// The server's session of `Runtime`'s family. In the server's memory
+/// only: each server is a child of its own, forked with none.
+template <typename Runtime>
+static typename DeviceSteps<Runtime>::Session &getServerSession() {
+  static typename DeviceSteps<Runtime>::Session session;
+  return session;
+}
+
+ServingChild *GpuEvaluator::activeServer = nullptr;
+
+bool GpuEvaluator::serveMeasurement(llvm::StringRef request,
+                                    llvm::raw_ostream &report) {
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(request);
+  const llvm::json::Object *o = parsed ? parsed->getAsObject() : nullptr;
+  std::optional<llvm::StringRef> path = o ? o->getString("path") : std::nullopt;
+  if (!path) {
+    if (!parsed)
+      llvm::consumeError(parsed.takeError());
+    writeCandidateReport(report, ErrorClass::Crash,
+                         "the measuring server got a malformed request",
+                         nullptr, 0);
+    return false;
+  }
+  std::optional<double> best = o->getNumber("best");
+  llvm::Expected<GpuKernelBinary> binary = readGpuKernelBinary(*path);
+  if (!binary) {
+    writeCandidateReport(report, ErrorClass::CompileError,
+                         llvm::toString(binary.takeError()), nullptr, 0);
+    return true;
+  }
+  bool goOn = true;
+  runDeviceSteps(target, report, *cpu, referenceOutputs, options,
+                 [&](auto &device) {
+                   using Steps = std::remove_reference_t<decltype(device)>;
+                   goOn = device.runInSession(
+                       getServerSession<typename Steps::RuntimeType>(),
+                       *binary, best);
+                 });
+  return goOn;
+}
+
+ChildResult GpuEvaluator::measureBuilt(llvm::StringRef path,
+                                       std::optional<double> best) {
+  if (!options.measuringServer)
+    return runInChild(
+        [&](llvm::raw_ostream &report) -> int {
+          llvm::Expected<GpuKernelBinary> binary = readGpuKernelBinary(path);
+          if (!binary) {
+            writeCandidateReport(report, ErrorClass::CompileError,
+                                 llvm::toString(binary.takeError()), nullptr,
+                                 0);
+            return 0;
+          }
+          runDeviceSteps(target, report, *cpu, referenceOutputs, options,
+                         [&](auto &device) { device.run(*binary, best); });
+          return 0;
+        },
+        options.timeoutSeconds);
+  if (!server)
+    server = std::make_unique<ServingChild>(
+        [this](llvm::StringRef request, llvm::raw_ostream &report) {
+          return serveMeasurement(request, report);
+        });
+  // One server at a time holds a device context and input sets: another
+  // workload's is stopped (and started again when its workload's turn
+  // comes).
+  if (activeServer && activeServer != server.get())
+    activeServer->stop();
+  activeServer = server.get();
+  std::string request;
+  llvm::raw_string_ostream(request) << llvm::json::Value(llvm::json::Object{
+      {"path", path},
+      {"best", best ? llvm::json::Value(*best) : llvm::json::Value(nullptr)}});
+  return server->call(request, options.timeoutSeconds);
+}
+
 CandidateRecord GpuEvaluator::evaluate(const Schedule &schedule,
                                        std::optional<double> bestSeconds) {
   CandidateRecord result;
@@ -444,25 +582,10 @@ void GpuEvaluator::evaluateBatch(llvm::ArrayRef<Schedule> schedules,
             },
             options.timeoutSeconds};
       },
-      [&](unsigned i, const ChildResult &built) -> std::optional<ChildJob> {
+      [&](unsigned i, const ChildResult &built) -> std::optional<ChildResult> {
         if (!readCandidateReport(built, &schedules[i]).isValid())
           return std::nullopt;
-        std::optional<double> best = bestSeconds();
-        return ChildJob{
-            [&, i, best](llvm::raw_ostream &report) -> int {
-              llvm::Expected<GpuKernelBinary> binary =
-                  readGpuKernelBinary(paths[i]);
-              if (!binary) {
-                writeCandidateReport(report, ErrorClass::CompileError,
-                                     llvm::toString(binary.takeError()),
-                                     nullptr, 0);
-                return 0;
-              }
-              runDeviceSteps(target, report, *cpu, referenceOutputs, options,
-                             [&](auto &device) { device.run(*binary, best); });
-              return 0;
-            },
-            options.timeoutSeconds};
+        return measureBuilt(paths[i], bestSeconds());
       },
       [&](unsigned i, const ChildResult &built, const ChildResult *measured) {
         CandidateRecord record =

@@ -194,14 +194,14 @@ ChildResult ke::runInChild(
 
 void ke::runBuildAndMeasure(
     unsigned count, unsigned jobs, llvm::function_ref<ChildJob(unsigned)> build,
-    llvm::function_ref<std::optional<ChildJob>(unsigned, const ChildResult &)>
+    llvm::function_ref<std::optional<ChildResult>(unsigned,
+                                                   const ChildResult &)>
         measure,
     llvm::function_ref<void(unsigned, const ChildResult &, const ChildResult *)>
         finished) {
   jobs = std::max(1u, jobs);
   std::vector<std::optional<RunningChild>> building(count);
   std::vector<std::optional<ChildResult>> built(count);
-  std::optional<RunningChild> measuring;
   unsigned nextBuild = 0, running = 0, next = 0;
   while (next < count) {
     while (running < jobs && nextBuild < count) {
@@ -217,20 +217,11 @@ void ke::runBuildAndMeasure(
         building[i].reset();
         --running;
       }
-    if (!measuring && built[next]) {
-      std::optional<ChildJob> job = measure(next, *built[next]);
-      if (!job) {
-        finished(next, *built[next], nullptr);
-        built[next].reset();
-        ++next;
-        continue;
-      }
-      measuring.emplace(RunningChild::start(job->body, job->timeoutSeconds));
-    }
-    if (measuring && measuring->isDone()) {
-      ChildResult measured = measuring->finish();
-      measuring.reset();
-      finished(next, *built[next], &measured);
+    if (built[next]) {
+      // Builds already started go on while item `next` is measured; their
+      // reports wait in their pipes.
+      std::optional<ChildResult> measured = measure(next, *built[next]);
+      finished(next, *built[next], measured ? &*measured : nullptr);
       built[next].reset();
       ++next;
       continue;
@@ -239,8 +230,6 @@ void ke::runBuildAndMeasure(
     for (unsigned i = next; i < nextBuild; ++i)
       if (building[i])
         children.push_back(&*building[i]);
-    if (measuring)
-      children.push_back(&*measuring);
     RunningChild::waitForAny(children);
   }
 }

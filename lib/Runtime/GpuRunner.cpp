@@ -112,6 +112,12 @@ struct GpuRunner::Buffers {
   void *start = nullptr, *stop = nullptr;
   /// Per set, per launch: inputs are read straight from the set's copies.
   std::vector<std::vector<LaunchParameters>> parameters;
+  /// The kernel module's arguments (their shapes pack the launches).
+  std::vector<KernelArgument> arguments;
+
+  /// Allocates `module`'s scratch buffers (freeing the last module's) and
+  /// packs its launches' parameters for every set.
+  llvm::Error bind(const GpuModule &module);
 
   ~Buffers() {
     for (GpuAddress p : working)
@@ -239,16 +245,9 @@ GpuRunner::create(GpuModule &module, llvm::ArrayRef<KernelArgument> arguments,
     }
   }
 
-  for (auto [index, buffer] : llvm::enumerate(module.scratch)) {
-    llvm::Expected<GpuAddress> allocated =
-        b.allocate(buffer.bytes, "scratch #" + llvm::Twine(index));
-    if (!allocated)
-      return allocated.takeError();
-    b.scratch.push_back(*allocated);
-  }
-  std::vector<DeviceBufferRef> scratchRefs;
-  for (auto [index, buffer] : llvm::enumerate(module.scratch))
-    scratchRefs.push_back({b.scratch[index], buffer.shape});
+  b.arguments.assign(arguments.begin(), arguments.end());
+  if (llvm::Error error = b.bind(module))
+    return std::move(error);
 
   b.flushBytes = module.flushBytes;
   llvm::Expected<GpuAddress> flush = b.allocate(b.flushBytes, api.names.flush);
@@ -269,23 +268,49 @@ GpuRunner::create(GpuModule &module, llvm::ArrayRef<KernelArgument> arguments,
   if (llvm::Error error =
           api.check(api.eventCreate(&b.stop), api.names.eventCreate))
     return std::move(error);
+  return runner;
+}
 
-  for (const std::vector<GpuAddress> &set : b.sets) {
+llvm::Error GpuRunner::Buffers::bind(const GpuModule &module) {
+  for (GpuAddress p : scratch)
+    if (p)
+      api->memFree(p);
+  scratch.clear();
+  parameters.clear();
+  for (auto [index, buffer] : llvm::enumerate(module.scratch)) {
+    llvm::Expected<GpuAddress> allocated =
+        allocate(buffer.bytes, "scratch #" + llvm::Twine(index));
+    if (!allocated)
+      return allocated.takeError();
+    scratch.push_back(*allocated);
+  }
+  std::vector<DeviceBufferRef> scratchRefs;
+  for (auto [index, buffer] : llvm::enumerate(module.scratch))
+    scratchRefs.push_back({scratch[index], buffer.shape});
+  for (const std::vector<GpuAddress> &set : sets) {
     std::vector<DeviceBufferRef> refs;
     for (auto [index, argument] : llvm::enumerate(arguments))
       refs.push_back(
-          {argument.role == BufferRole::Input ? set[index] : b.working[index],
+          {argument.role == BufferRole::Input ? set[index] : working[index],
            argument.shape});
-    b.parameters.emplace_back();
+    parameters.emplace_back();
     for (const GpuLaunch &launch : module.launches) {
       llvm::Expected<LaunchParameters> packed =
           packLaunchArguments(launch, refs, scratchRefs);
       if (!packed)
         return packed.takeError();
-      b.parameters.back().push_back(std::move(*packed));
+      parameters.back().push_back(std::move(*packed));
     }
   }
-  return runner;
+  return llvm::Error::success();
+}
+
+llvm::Error GpuRunner::setModule(GpuModule &next) {
+  // The last module may be unloaded already: only the buffers are asked.
+  if (next.api != buffers->api || next.flushBytes != buffers->flushBytes)
+    return makeError("a module of another device");
+  module = &next;
+  return buffers->bind(next);
 }
 
 llvm::Error GpuRunner::prepare(unsigned set) {

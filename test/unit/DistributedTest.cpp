@@ -1,7 +1,6 @@
 //===- DistributedTest.cpp - MPI tuning's messages and launch detection ---===//
 
 #include "ke/Distributed/DistributedTuning.h"
-#include "ke/Runtime/CudaRunner.h"
 
 #include "gtest/gtest.h"
 
@@ -94,19 +93,6 @@ TEST(DistributedTest, AMissingMpiLibraryIsAnError) {
         << message;
   else
     EXPECT_NE(message.find("without MPI"), std::string::npos) << message;
-}
-
-TEST(DistributedTest, CudaDevicesAreNamedByTheirPciBusId) {
-  CudaDeviceInfo info;
-  info.name = "NVIDIA H200";
-  info.computeMajor = 9;
-  info.pciDomain = 0;
-  info.pciBus = 0x19;
-  info.pciDevice = 0;
-  EXPECT_EQ(info.getPciBusId(), "0000:19:00.0");
-  llvm::Expected<CudaDeviceInfo> back = CudaDeviceInfo::fromJSON(info.toJSON());
-  ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
-  EXPECT_EQ(back->getPciBusId(), "0000:19:00.0");
 }
 
 } // namespace

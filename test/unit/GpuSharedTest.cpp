@@ -155,6 +155,11 @@ TEST(GpuDeviceInfoTest, CudaInfoRoundTripsEveryField) {
   info.sharedMemoryPerBlockOptinBytes = 227 * 1024;
   info.driverVersion = 13000;
   info.l2FlushKernelError = "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
+  info.pciDomain = 0;
+  info.pciBus = 0x19;
+  info.pciDevice = 0;
+  // As nvidia-smi names it; MPI runs name each rank's device by it.
+  EXPECT_EQ(info.getPciBusId(), "0000:19:00.0");
   llvm::json::Value json = info.toJSON();
   const llvm::json::Object *o = json.getAsObject();
   ASSERT_TRUE(o);
@@ -164,9 +169,9 @@ TEST(GpuDeviceInfoTest, CudaInfoRoundTripsEveryField) {
         "multiprocessors", "max_threads_per_block", "l2_cache_bytes",
         "total_memory_bytes", "shared_memory_per_block_optin_bytes",
         "peak_bandwidth_bytes_per_second", "driver_version",
-        "l2_flush_kernel_error"})
+        "l2_flush_kernel_error", "pci_domain", "pci_bus", "pci_device"})
     EXPECT_TRUE(o->get(key)) << key;
-  EXPECT_EQ(o->size(), 13u);
+  EXPECT_EQ(o->size(), 16u);
   EXPECT_EQ(o->getString("chip").value_or(""), "sm_90");
   llvm::Expected<CudaDeviceInfo> back = CudaDeviceInfo::fromJSON(json);
   ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
@@ -176,6 +181,7 @@ TEST(GpuDeviceInfoTest, CudaInfoRoundTripsEveryField) {
             info.sharedMemoryPerBlockOptinBytes);
   EXPECT_EQ(back->driverVersion, 13000);
   EXPECT_EQ(back->l2FlushKernelError, info.l2FlushKernelError);
+  EXPECT_EQ(back->getPciBusId(), "0000:19:00.0");
 }
 
 TEST(GpuDeviceInfoTest, HipInfoRoundTripsEveryField) {

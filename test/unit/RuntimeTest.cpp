@@ -3,6 +3,7 @@
 #include "ke/Runtime/ChildProcess.h"
 #include "ke/Runtime/HostBuffer.h"
 #include "ke/Runtime/Measurement.h"
+#include "ke/Runtime/ServingChild.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -160,15 +161,16 @@ TEST(ChildPipelineTest, OutcomesInOrderAndFailedBuildsNotMeasured) {
                         },
                         i == 4 ? 0.3 : 10};
       },
-      [&](unsigned i, const ChildResult &built) -> std::optional<ChildJob> {
+      [&](unsigned i, const ChildResult &built) -> std::optional<ChildResult> {
         events.push_back("measure " + std::to_string(i));
         if (!built.succeeded())
           return std::nullopt;
-        return ChildJob{[i](llvm::raw_ostream &os) {
-                          os << "m" << i;
-                          return 0;
-                        },
-                        10};
+        return runInChild(
+            [i](llvm::raw_ostream &os) {
+              os << "m" << i;
+              return 0;
+            },
+            10);
       },
       [&](unsigned i, const ChildResult &built, const ChildResult *measured) {
         std::string e = "done " + std::to_string(i) + " " + built.report;
@@ -205,23 +207,23 @@ TEST(ChildPipelineTest, BuildsRunTogetherMeasurementsOneAtATime) {
                         },
                         10};
       },
-      [&](unsigned, const ChildResult &) -> std::optional<ChildJob> {
+      [&](unsigned, const ChildResult &) -> std::optional<ChildResult> {
         // Each measurement holds a lock file: a second one at the same time
         // would fail to create it.
-        return ChildJob{[lock](llvm::raw_ostream &os) {
-                          int fd = open(lock.c_str(),
-                                        O_CREAT | O_EXCL | O_WRONLY, 0600);
-                          if (fd < 0) {
-                            os << "overlap";
-                            return 0;
-                          }
-                          close(fd);
-                          usleep(50000);
-                          llvm::sys::fs::remove(lock);
-                          os << "alone";
-                          return 0;
-                        },
-                        10};
+        return runInChild(
+            [lock](llvm::raw_ostream &os) {
+              int fd = open(lock.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0600);
+              if (fd < 0) {
+                os << "overlap";
+                return 0;
+              }
+              close(fd);
+              usleep(50000);
+              llvm::sys::fs::remove(lock);
+              os << "alone";
+              return 0;
+            },
+            10);
       },
       [&](unsigned, const ChildResult &b, const ChildResult *m) {
         built.push_back(b.report);
@@ -230,6 +232,56 @@ TEST(ChildPipelineTest, BuildsRunTogetherMeasurementsOneAtATime) {
   EXPECT_EQ(built, std::vector<std::string>(4, "together"));
   EXPECT_EQ(measured, std::vector<std::string>(4, "alone"));
   llvm::sys::fs::remove_directories(llvm::sys::path::parent_path(lock));
+}
+
+TEST(ServingChildTest, OneChildServesRequestsAndKeepsItsState) {
+  // The count lives in the child: it grows only while one child serves.
+  unsigned served = 0;
+  ServingChild child([&](llvm::StringRef request, llvm::raw_ostream &os) {
+    os << request << " " << ++served << " " << getpid();
+    return true;
+  });
+  ChildResult first = child.call("a", 10);
+  ChildResult second = child.call("b", 10);
+  ASSERT_TRUE(first.succeeded()) << first.describe();
+  ASSERT_TRUE(second.succeeded()) << second.describe();
+  llvm::StringRef a = first.report, b = second.report;
+  EXPECT_TRUE(a.starts_with("a 1 ")) << a.str();
+  EXPECT_TRUE(b.starts_with("b 2 ")) << b.str();
+  EXPECT_EQ(a.rsplit(' ').second, b.rsplit(' ').second); // the same pid
+  EXPECT_NE(a.rsplit(' ').second, std::to_string(getpid()));
+  EXPECT_EQ(child.getNumStarts(), 1u);
+  EXPECT_EQ(served, 0u); // the parent's copy never ran
+}
+
+TEST(ServingChildTest, CrashesHangsAndRefusalsEndTheChildNotTheParent) {
+  ServingChild child([](llvm::StringRef request, llvm::raw_ostream &os) {
+    if (request == "crash")
+      raise(SIGSEGV);
+    if (request == "hang")
+      for (;;)
+        pause();
+    // A large answer crosses the pipe's buffer.
+    os << std::string(request == "big" ? 1 << 20 : 1, 'x');
+    return request != "last";
+  });
+  ChildResult crashed = child.call("crash", 10);
+  EXPECT_EQ(crashed.status, ChildResult::Status::Signaled);
+  EXPECT_EQ(crashed.signal, SIGSEGV);
+  EXPECT_FALSE(child.isRunning());
+  ChildResult hung = child.call("hang", 0.3);
+  EXPECT_EQ(hung.status, ChildResult::Status::TimedOut);
+  EXPECT_FALSE(child.isRunning());
+  ChildResult big = child.call("big", 10);
+  ASSERT_TRUE(big.succeeded()) << big.describe();
+  EXPECT_EQ(big.report.size(), size_t(1) << 20);
+  EXPECT_TRUE(child.isRunning());
+  ChildResult last = child.call("last", 10);
+  EXPECT_TRUE(last.succeeded()) << last.describe();
+  EXPECT_EQ(last.report, "x");
+  EXPECT_FALSE(child.isRunning());
+  EXPECT_TRUE(child.call("again", 10).succeeded());
+  EXPECT_EQ(child.getNumStarts(), 4u);
 }
 
 TEST(MeasurementTest, MedianAndRepeats) {

@@ -81,6 +81,12 @@ static cl::opt<unsigned>
                   "cores but one, split among the MPI ranks of a node). The "
                   "CPU builds each candidate in its measuring child"),
          cl::init(0), cl::sub(getTuneCommand()));
+static cl::opt<bool> measuringServer(
+    "measuring-server",
+    cl::desc("GPU targets: measure candidates in one long-lived child that "
+             "keeps the device context and input sets (default); "
+             "--measuring-server=false starts a child per candidate"),
+    cl::init(true), cl::sub(getTuneCommand()));
 static cl::opt<bool> noDb("no-db",
                           cl::desc("Neither read nor write a tuning "
                                    "database"),
@@ -127,6 +133,7 @@ static TuneOptions getTuneOptions(bool gpu, int device,
   options.evaluator.measure.minTotalSeconds = minSeconds;
   options.evaluator.deviceOrdinal = device;
   options.evaluator.jobs = jobs;
+  options.evaluator.measuringServer = measuringServer;
   // Ranks that share a node share its cores: each builds on its part.
   if (world && !jobs && world->getLocalSize() > 1)
     options.evaluator.jobs = std::max(
@@ -333,6 +340,8 @@ int ke::runTuneCommand() {
                                                : llvm::json::Value(nullptr)},
                              // Builds at once (GPU targets; the CPU builds
                              // in the measuring child).
+                             {"measuring_server",
+                              gpu && options.evaluator.measuringServer},
                              {"jobs", gpu ? (options.evaluator.jobs
                                                      ? options.evaluator.jobs
                                                      : getDefaultBuildJobs())

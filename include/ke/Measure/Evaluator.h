@@ -103,6 +103,11 @@ struct EvaluatorOptions {
   /// picks the default, getDefaultBuildJobs. A CPU evaluator builds each
   /// candidate in its measuring child: the measurement needs the cores.
   unsigned jobs = 0;
+  /// GPU targets: candidates are measured by one long-lived child that
+  /// keeps the device context and uploaded input sets (docs/tuning.md,
+  /// Parallel builds); a crash, hang or device fault ends it and the next
+  /// candidate starts another. False: a new child per candidate.
+  bool measuringServer = true;
 };
 
 /// The builds a GPU evaluator runs at once by default: the host's cores but

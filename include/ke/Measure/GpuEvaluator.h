@@ -19,6 +19,7 @@
 
 #include "ke/Codegen/GpuKernel.h"
 #include "ke/Measure/CpuEvaluator.h"
+#include "ke/Runtime/ServingChild.h"
 
 #include <functional>
 
@@ -75,8 +76,17 @@ public:
   /// or, as plain-loop launches, on the device.
   CandidateRecord evaluateReference() override;
 
+  ~GpuEvaluator() override;
+
 private:
   GpuEvaluator() = default;
+  /// Measures the binary built at `path` (load, check, time): by the
+  /// measuring server, or in a child of its own without
+  /// EvaluatorOptions::measuringServer.
+  ChildResult measureBuilt(llvm::StringRef path, std::optional<double> best);
+  /// In the measuring server: one request ({"path", "best"}), its report;
+  /// false when the server must end (its device may be unusable).
+  bool serveMeasurement(llvm::StringRef request, llvm::raw_ostream &report);
   /// Runs the device reference in a child and keeps its outputs and record;
   /// on failure, `why` says why.
   mlir::LogicalResult runDeviceReference(mlir::Operation *anchor,
@@ -94,6 +104,10 @@ private:
   llvm::ArrayRef<std::optional<HostBuffer>> referenceOutputs;
   std::vector<std::optional<HostBuffer>> ownedReferenceOutputs;
   CandidateRecord referenceRecord;
+  /// The measuring server (forked at the first measurement).
+  std::unique_ptr<ServingChild> server;
+  /// The one server of this process that may hold a device context.
+  static ServingChild *activeServer;
 };
 
 } // namespace ke

@@ -99,14 +99,16 @@ struct ChildJob {
 ///   item order, ahead of the measurements;
 /// - `measure(i, built)` is called in item order, once item i's build ended
 ///   and every earlier item finished, so that it sees their outcomes; it
-///   gives the measurement child, or std::nullopt when there is nothing to
-///   measure (a failed build). Measurements run one at a time: nothing else
-///   of this pipeline measures beside them, while builds go on;
+///   measures item i (in a child, or a serving child) and gives the
+///   outcome, or std::nullopt when there is nothing to measure (a failed
+///   build). Measurements run one at a time: nothing else of this pipeline
+///   measures beside them, while the builds already started go on;
 /// - `finished(i, built, measured)` gets item i's outcome in item order
 ///   (`measured` is null when nothing was measured).
 void runBuildAndMeasure(
     unsigned count, unsigned jobs, llvm::function_ref<ChildJob(unsigned)> build,
-    llvm::function_ref<std::optional<ChildJob>(unsigned, const ChildResult &)>
+    llvm::function_ref<std::optional<ChildResult>(unsigned,
+                                                   const ChildResult &)>
         measure,
     llvm::function_ref<void(unsigned, const ChildResult &, const ChildResult *)>
         finished);

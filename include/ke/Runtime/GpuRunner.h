@@ -107,6 +107,13 @@ public:
   create(GpuModule &module, llvm::ArrayRef<KernelArgument> arguments,
          llvm::ArrayRef<std::vector<HostBuffer>> inputSets);
 
+  /// Runs `module`'s code from now on, on the same buffers and input sets:
+  /// its scratch buffers replace the last module's, its launches are packed
+  /// for every set. `module` (of this runner's device and kernel module)
+  /// must outlive its use; the measuring server (docs/tuning.md) loads one
+  /// per candidate without uploading the input sets again.
+  llvm::Error setModule(GpuModule &module);
+
   /// Before a run, outside any timing: input set `set` (mod the number of
   /// sets) becomes current, accumulators are restored from it, outputs and
   /// scratch are poisoned (NaN for floats, 0x5A bytes for integers).
