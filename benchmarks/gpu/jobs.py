@@ -75,6 +75,12 @@ def main():
                       "trials": summary["trials"],
                       "trials_per_minute": summary["trials_per_minute"],
                       "search_seconds": summary["search_seconds"],
+                      "valid": sum(w.get("valid", 0) for w in summary["workloads"]),
+                      "errors": {k: sum(w.get("errors", {}).get(k, 0)
+                                        for w in summary["workloads"])
+                                 for k in ("invalid-schedule", "compile-error",
+                                           "launch-error", "timeout", "crash",
+                                           "wrong-result")},
                       "tuning_best": sum(w["best_seconds"] * w["count"]
                                          for w in summary["workloads"]
                                          if w.get("best_seconds")),
