@@ -85,6 +85,10 @@ def main():
                                          for w in summary["workloads"]
                                          if w.get("best_seconds")),
                       "bench": []}
+        log(f"  {json.dumps(runs[config])}")
+        if args.out:
+            with open(args.out, "w") as f:
+                json.dump({"partial": True, "runs": runs}, f, indent=2)
     for _ in range(args.rounds):
         for jobs, r in runs.items():
             bench = run([ke_opt, "bench", args.problem, "--target", args.target,

