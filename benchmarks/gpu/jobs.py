@@ -22,19 +22,11 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import ROOT, SUITE, find_ke_opt, log, use_carried_openmp  # noqa: E402
-
-
-def run(cmd):
-    result = subprocess.run(cmd, capture_output=True, text=True)
-    if result.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed:\n{result.stderr[-3000:]}")
-    return json.loads(result.stdout)
+from run import ROOT, SUITE, find_ke_opt, log, run_json as run, use_carried_openmp  # noqa: E402
 
 
 def main():

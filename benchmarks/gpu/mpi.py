@@ -22,13 +22,12 @@ import glob
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import ROOT, find_ke_opt, log, use_carried_openmp  # noqa: E402
+from run import ROOT, find_ke_opt, log, run_json as run, use_carried_openmp  # noqa: E402
 
 PROBLEMS = ["bert_qkv", "resnet_conv3x3", "bert_softmax", "llama_rmsnorm",
             "vit_gelu", "gpt2_argmax", "llama_mlp_bf16", "mobilenet_depthwise"]
@@ -53,13 +52,6 @@ def find_mpirun(workdir):
             filter(None, [os.path.join(prefix, "lib"), env.get("LD_LIBRARY_PATH")]))
         return os.path.join(prefix, "bin", "mpirun"), env
     return "mpirun", env
-
-
-def run(cmd, env=None):
-    result = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if result.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed:\n{result.stderr[-3000:]}")
-    return json.loads(result.stdout)
 
 
 def main():

@@ -107,6 +107,14 @@ def use_carried_openmp():
         log(f"CPU reference threads: {carried}")
 
 
+def run_json(cmd, env=None):
+    """The JSON that `cmd` prints; exits with its stderr when it fails."""
+    result = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if result.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{result.stderr[-3000:]}")
+    return json.loads(result.stdout)
+
+
 def run_ke(cmd, timeout):
     """(returncode or 'timeout', stdout, stderr). ke-opt runs in a session of
     its own, so that a timeout kills its candidate children too (one may be

@@ -21,11 +21,13 @@
 
 using namespace ke;
 
-/// Writes all of `size` bytes; false on an error (a closed pipe).
-static bool writeAll(int fd, const void *data, size_t size) {
-  const char *bytes = static_cast<const char *>(data);
+/// Moves exactly `size` bytes through `transfer` (::read or ::write),
+/// going on after interrupted and partial calls; false at the end of the
+/// pipe or on an error (a closed pipe).
+template <typename Transfer, typename Byte>
+static bool transferAll(Transfer transfer, int fd, Byte *bytes, size_t size) {
   while (size) {
-    ssize_t n = write(fd, bytes, size);
+    ssize_t n = transfer(fd, bytes, size);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
@@ -36,19 +38,13 @@ static bool writeAll(int fd, const void *data, size_t size) {
   return true;
 }
 
-/// Reads exactly `size` bytes, blocking; false at the end of the pipe.
+static bool writeAll(int fd, const void *data, size_t size) {
+  return transferAll(::write, fd, static_cast<const char *>(data), size);
+}
+
+/// Blocks until all of `size` bytes came.
 static bool readAll(int fd, void *data, size_t size) {
-  char *bytes = static_cast<char *>(data);
-  while (size) {
-    ssize_t n = read(fd, bytes, size);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    bytes += n;
-    size -= n;
-  }
-  return true;
+  return transferAll(::read, fd, static_cast<char *>(data), size);
 }
 
 /// writeAll from the parent: a child that died closed its end, and the
