@@ -25,6 +25,7 @@
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -73,6 +74,49 @@ CREATE TABLE records(
   timestamp INTEGER NOT NULL);
 CREATE INDEX records_by_workload_target ON records(workload, target_id);
 )sql";
+
+/// Features of records (TuningRecord::features), added to files of schema
+/// version 1 when the first features are written: older ke ignores it.
+constexpr llvm::StringLiteral kFeaturesSchema = R"sql(
+CREATE TABLE IF NOT EXISTS record_features(
+  record_id INTEGER PRIMARY KEY REFERENCES records(id),
+  version TEXT NOT NULL,
+  features TEXT NOT NULL);
+)sql";
+
+/// Features as text: numbers separated by spaces, "nan" where one does not
+/// apply.
+static std::string encodeFeatures(llvm::ArrayRef<float> features) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (auto [index, value] : llvm::enumerate(features)) {
+    if (index)
+      os << ' ';
+    if (std::isnan(value))
+      os << "nan";
+    else
+      os << llvm::format("%.9g", value);
+  }
+  return text;
+}
+
+static std::optional<std::vector<float>>
+decodeFeatures(llvm::StringRef text) {
+  std::vector<float> features;
+  llvm::SmallVector<llvm::StringRef> parts;
+  text.split(parts, ' ', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef part : parts) {
+    if (part == "nan") {
+      features.push_back(NAN);
+      continue;
+    }
+    double value;
+    if (part.getAsDouble(value))
+      return std::nullopt;
+    features.push_back(float(value));
+  }
+  return features;
+}
 
 /// The columns readRecord() reads, in its order; workload op and canonical
 /// IR come last for the export.
@@ -324,6 +368,7 @@ TuningDatabase::Impl::insertRecords(llvm::ArrayRef<TuningRecord> records,
           "?8, ?9, ?10, ?11, ?12, ?13, ?14)"))
     return error;
 
+  std::optional<Statement> insertFeatures;
   llvm::StringMap<int64_t> targetIds;
   for (const TuningRecord &record : records) {
     placeholder.reset();
@@ -390,6 +435,23 @@ TuningDatabase::Impl::insertRecords(llvm::ArrayRef<TuningRecord> records,
     if (llvm::Error error = insertRecord.run())
       return error;
     ++added;
+    if (record.features.empty())
+      continue;
+    if (!insertFeatures) {
+      if (llvm::Error error = exec(kFeaturesSchema))
+        return error;
+      insertFeatures.emplace(statement());
+      if (llvm::Error error = insertFeatures->prepare(
+              "INSERT INTO record_features(record_id, version, features) "
+              "VALUES(?1, ?2, ?3)"))
+        return error;
+    }
+    insertFeatures->reset();
+    insertFeatures->bind(1, int64_t(sqlite3_last_insert_rowid(db)));
+    insertFeatures->bind(2, record.featuresVersion);
+    insertFeatures->bind(3, encodeFeatures(record.features));
+    if (llvm::Error error = insertFeatures->run())
+      return error;
   }
   return llvm::Error::success();
 }
@@ -505,6 +567,50 @@ TuningDatabase::getRecords(llvm::StringRef workloadKey,
       return records;
     if (std::optional<TuningRecord> record = readRecord(query))
       records.push_back(std::move(*record));
+  }
+}
+
+llvm::Expected<std::vector<TuningDatabase::TransferSample>>
+TuningDatabase::getTransferSamples(llvm::StringRef target,
+                                   llvm::StringRef featuresVersion,
+                                   llvm::StringRef excludedWorkload,
+                                   unsigned limit) {
+  std::vector<TransferSample> samples;
+  llvm::Expected<int64_t> tables = impl->queryInteger(
+      "SELECT count(*) FROM sqlite_schema WHERE name = 'record_features'");
+  if (!tables)
+    return tables.takeError();
+  if (!*tables || !limit)
+    return samples;
+  Statement query = impl->statement();
+  if (llvm::Error error = query.prepare(
+          "SELECT r.workload, r.error, r.median, f.features FROM records r "
+          "JOIN record_features f ON f.record_id = r.id "
+          "JOIN targets t ON t.id = r.target_id "
+          "WHERE t.name = ?1 AND f.version = ?2 AND r.role = 'trial' "
+          "AND r.workload != ?4 ORDER BY r.id DESC LIMIT ?3"))
+    return std::move(error);
+  query.bind(1, target);
+  query.bind(2, featuresVersion);
+  query.bind(3, int64_t(limit));
+  query.bind(4, excludedWorkload);
+  while (true) {
+    llvm::Expected<bool> row = query.step();
+    if (!row)
+      return row.takeError();
+    if (!*row)
+      return samples;
+    std::optional<std::string> key = query.text(0), error = query.text(1),
+                               text = query.text(3);
+    std::optional<std::vector<float>> features =
+        text ? decodeFeatures(*text) : std::nullopt;
+    if (!key || !error || !features)
+      continue; // unreadable: left out
+    TransferSample sample{*key, std::move(*features), std::nullopt};
+    std::optional<double> median = query.real(2);
+    if (*error == "none" && median && *median > 0)
+      sample.seconds = median;
+    samples.push_back(std::move(sample));
   }
 }
 

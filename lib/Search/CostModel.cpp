@@ -146,3 +146,43 @@ std::unique_ptr<CostModel> ke::createDefaultCostModel(uint64_t seed) {
   });
   return createNearestNeighbourCostModel();
 }
+
+namespace {
+
+class TransferCostModel final : public CostModel {
+public:
+  TransferCostModel(std::unique_ptr<CostModel> inner,
+                    std::vector<std::vector<float>> priorFeatures,
+                    std::vector<float> priorScores)
+      : inner(std::move(inner)), priorFeatures(std::move(priorFeatures)),
+        priorScores(std::move(priorScores)) {}
+
+  llvm::StringRef getName() const override { return inner->getName(); }
+  void train(llvm::ArrayRef<std::vector<float>> features,
+             llvm::ArrayRef<float> scores) override {
+    std::vector<std::vector<float>> rows = priorFeatures;
+    rows.insert(rows.end(), features.begin(), features.end());
+    std::vector<float> all = priorScores;
+    all.insert(all.end(), scores.begin(), scores.end());
+    inner->train(rows, all);
+  }
+  std::vector<float>
+  predict(llvm::ArrayRef<std::vector<float>> features) override {
+    return inner->predict(features);
+  }
+
+private:
+  std::unique_ptr<CostModel> inner;
+  std::vector<std::vector<float>> priorFeatures;
+  std::vector<float> priorScores;
+};
+
+} // namespace
+
+std::unique_ptr<CostModel>
+ke::createTransferCostModel(std::unique_ptr<CostModel> inner,
+                            std::vector<std::vector<float>> priorFeatures,
+                            std::vector<float> priorScores) {
+  return std::make_unique<TransferCostModel>(
+      std::move(inner), std::move(priorFeatures), std::move(priorScores));
+}

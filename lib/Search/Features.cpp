@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AffineExpr.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/SHA256.h"
 
 #include <cmath>
 #include <limits>
@@ -495,3 +496,14 @@ const std::vector<std::string> &ke::getFeatureNames() {
 }
 
 unsigned ke::getNumFeatures() { return getFeatureNames().size(); }
+
+const std::string &ke::getFeaturesVersion() {
+  static const std::string version = [] {
+    std::string names = llvm::join(getFeatureNames(), ",");
+    std::array<uint8_t, 32> digest =
+        llvm::SHA256::hash(llvm::arrayRefFromStringRef(names));
+    return llvm::toHex(llvm::ArrayRef<uint8_t>(digest).take_front(8),
+                       /*LowerCase=*/true);
+  }();
+  return version;
+}

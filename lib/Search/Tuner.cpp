@@ -29,11 +29,13 @@
 
 #include "ke/Database/Database.h"
 #include "ke/Search/ExploreThenDroplet.h"
+#include "ke/Search/Features.h"
 #include "ke/TunedSchedules/TunedSchedules.h"
 #include "ke/Workload/Kernel.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/SHA256.h"
@@ -113,6 +115,8 @@ llvm::json::Value TuningResult::toJSON() const {
   if (searchSeconds > 0)
     o["trials_per_minute"] = trials / searchSeconds * 60;
   o["previous"] = previous;
+  o["transfer_samples"] = transferSamples;
+  o["transfer_workloads"] = transferWorkloads;
   o["stopped"] = stopped;
   llvm::json::Object counts;
   for (unsigned i = 1; i < kNumErrorClasses; ++i)
@@ -157,6 +161,12 @@ public:
     if (database) {
       TuningRecord record =
           makeTuningRecord(candidate, *w.workload, target, role);
+      // Trials keep their features for other workloads' cost models.
+      if (role == "trial" && candidate.schedule) {
+        record.features = extractFeatures(w.evaluator->getKernelAnchor(),
+                                          *candidate.schedule, target);
+        record.featuresVersion = getFeaturesVersion();
+      }
       // A record the database refuses is reported and lost; after a few
       // failures in a row (a full disk, a broken file) saving stops.
       if (llvm::Error error = database->addRecords(record)) {
@@ -192,6 +202,50 @@ private:
   TuningDatabase *database;
   unsigned failuresInARow = 0;
 };
+
+/// `w`'s cost model: the default one, warm-started with other workloads'
+/// trials from the database (TuneOptions::transferSamples), each scored
+/// against its own workload's best there, failures 0, as the explorer
+/// scores its own.
+std::unique_ptr<CostModel>
+createWorkloadCostModel(WorkloadTuning &w, const TargetDescription &target,
+                        const TuneOptions &options, uint64_t seed,
+                        ProgressLine &progress) {
+  std::unique_ptr<CostModel> model = createDefaultCostModel(seed);
+  if (!options.database || !options.transferSamples)
+    return model;
+  llvm::Expected<std::vector<TuningDatabase::TransferSample>> samples =
+      options.database->getTransferSamples(target.name, getFeaturesVersion(),
+                                           w.workload->key,
+                                           options.transferSamples);
+  if (!samples) {
+    progress.note("cannot read other workloads' trials: " +
+                  llvm::toString(samples.takeError()));
+    return model;
+  }
+  llvm::StringMap<double> best;
+  for (const TuningDatabase::TransferSample &sample : *samples)
+    if (sample.seconds) {
+      auto [it, inserted] = best.try_emplace(sample.workloadKey, *sample.seconds);
+      it->second = std::min(it->second, *sample.seconds);
+    }
+  std::vector<std::vector<float>> rows;
+  std::vector<float> scores;
+  for (TuningDatabase::TransferSample &sample : *samples) {
+    auto it = best.find(sample.workloadKey);
+    // Workloads without a valid trial say nothing about what is fast.
+    if (it == best.end() || sample.features.size() != getNumFeatures())
+      continue;
+    scores.push_back(sample.seconds ? float(it->second / *sample.seconds) : 0.f);
+    rows.push_back(std::move(sample.features));
+  }
+  w.result.transferSamples = rows.size();
+  w.result.transferWorkloads = best.size();
+  if (rows.empty())
+    return model;
+  return createTransferCostModel(std::move(model), std::move(rows),
+                                 std::move(scores));
+}
 
 /// Creates the evaluator and search task of `w`, takes earlier records from
 /// the database and measures the untuned default. False when the workload
@@ -291,7 +345,8 @@ bool prepare(WorkloadTuning &w, const TargetDescription &target,
       search.proposerStats = &*w.result.proposer;
     }
     w.search = std::make_unique<ExploreThenDroplet>(
-        *w.task, createDefaultCostModel(seed), search);
+        *w.task, createWorkloadCostModel(w, target, options, seed, progress),
+        search);
   }
   return true;
 }

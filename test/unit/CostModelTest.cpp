@@ -247,4 +247,50 @@ TEST(CostModelTest, NearestNeighbourIsDeterministicAndExactOnTrainingRows) {
   EXPECT_NEAR(own[0], train.scores[0], 1e-3);
 }
 
+/// Records what it was trained on.
+class RecordingModel final : public CostModel {
+public:
+  llvm::StringRef getName() const override { return "recording"; }
+  void train(llvm::ArrayRef<std::vector<float>> features,
+             llvm::ArrayRef<float> scores) override {
+    rows.assign(features.begin(), features.end());
+    trained.assign(scores.begin(), scores.end());
+  }
+  std::vector<float>
+  predict(llvm::ArrayRef<std::vector<float>> features) override {
+    return std::vector<float>(features.size(), 0.5f);
+  }
+  std::vector<std::vector<float>> rows;
+  std::vector<float> trained;
+};
+
+TEST(CostModelTest, TransferTrainsOnThePriorsAndTheOwnSamples) {
+  auto inner = std::make_unique<RecordingModel>();
+  RecordingModel *recording = inner.get();
+  std::unique_ptr<CostModel> model = createTransferCostModel(
+      std::move(inner), {{1, 1}, {2, 2}}, {1.0f, 0.25f});
+  EXPECT_EQ(model->getName(), "recording");
+  model->train({{3, 3}}, {0.5f});
+  EXPECT_EQ(recording->rows,
+            (std::vector<std::vector<float>>{{1, 1}, {2, 2}, {3, 3}}));
+  EXPECT_EQ(recording->trained, (std::vector<float>{1.0f, 0.25f, 0.5f}));
+  // Each training replaces the last: the priors come once.
+  model->train({{3, 3}, {4, 4}}, {0.5f, 1.0f});
+  EXPECT_EQ(recording->rows.size(), 4u);
+  EXPECT_EQ(model->predict({{9, 9}}), std::vector<float>{0.5f});
+}
+
+TEST(CostModelTest, TransferHelpsAModelRankUnseenCandidates) {
+  // Priors from a task of the same shape teach the ranking before the
+  // workload's own samples do.
+  Synthetic prior(300, 11), own(3, 12), test(100, 13);
+  std::unique_ptr<CostModel> cold = createNearestNeighbourCostModel();
+  std::unique_ptr<CostModel> warm = createTransferCostModel(
+      createNearestNeighbourCostModel(), prior.features, prior.scores);
+  cold->train(own.features, own.scores);
+  warm->train(own.features, own.scores);
+  EXPECT_GT(spearman(warm->predict(test.features), test.scores),
+            spearman(cold->predict(test.features), test.scores));
+}
+
 } // namespace

@@ -152,6 +152,61 @@ TEST_F(DatabaseTest, RecordsRoundTrip) {
   }
 }
 
+TEST_F(DatabaseTest, TransferSamplesAreStoredTrialsWithFeatures) {
+  std::unique_ptr<TuningDatabase> database = open("transfer.db");
+  ASSERT_TRUE(database);
+  auto withFeatures = [](TuningRecord record, std::vector<float> features,
+                         llvm::StringRef version = "v1") {
+    record.features = std::move(features);
+    record.featuresVersion = version.str();
+    return record;
+  };
+  TuningRecord failed = makeRecord("k2", "trial", 0);
+  failed.error = "compile-error";
+  failed.seconds.clear();
+  failed.medianSeconds = NAN;
+  ASSERT_FALSE(bool(database->addRecords(
+      {withFeatures(makeRecord("k1", "trial", 2.0), {1.5f, NAN, -3.25f}),
+       makeRecord("k1", "trial", 1.0), // no features: not a sample
+       withFeatures(makeRecord("k1", "untuned", 4.0), {0, 0, 0}),
+       withFeatures(makeRecord("k1", "trial", 3.0), {1, 2, 3}, "v0"),
+       withFeatures(makeRecord("k1", "trial", 5.0, "h1", "cuda:sm_90"),
+                    {1, 2, 3}),
+       withFeatures(failed, {7, 8, 9})})));
+  llvm::Expected<std::vector<TuningDatabase::TransferSample>> samples =
+      database->getTransferSamples("cpu", "v1", "", 10);
+  ASSERT_TRUE(bool(samples)) << llvm::toString(samples.takeError());
+  // Newest first; only trials of this target and feature version.
+  ASSERT_EQ(samples->size(), 2u);
+  EXPECT_EQ((*samples)[0].workloadKey, "k2");
+  EXPECT_FALSE((*samples)[0].seconds.has_value());
+  EXPECT_EQ((*samples)[0].features, (std::vector<float>{7, 8, 9}));
+  EXPECT_EQ((*samples)[1].workloadKey, "k1");
+  EXPECT_EQ((*samples)[1].seconds, 2.0);
+  ASSERT_EQ((*samples)[1].features.size(), 3u);
+  EXPECT_EQ((*samples)[1].features[0], 1.5f);
+  EXPECT_TRUE(std::isnan((*samples)[1].features[1]));
+  EXPECT_EQ((*samples)[1].features[2], -3.25f);
+  samples = database->getTransferSamples("cpu", "v1", "", 1);
+  ASSERT_TRUE(bool(samples));
+  EXPECT_EQ(samples->size(), 1u);
+  // The workload being tuned is left out before the limit.
+  samples = database->getTransferSamples("cpu", "v1", "k2", 1);
+  ASSERT_TRUE(bool(samples));
+  ASSERT_EQ(samples->size(), 1u);
+  EXPECT_EQ((*samples)[0].workloadKey, "k1");
+}
+
+TEST_F(DatabaseTest, NoStoredFeaturesNoTransferSamples) {
+  std::unique_ptr<TuningDatabase> database = open("plain.db");
+  ASSERT_TRUE(database);
+  ASSERT_FALSE(bool(database->addRecords({makeRecord("k1", "trial", 1.0)})));
+  llvm::Expected<std::vector<TuningDatabase::TransferSample>> samples =
+      database->getTransferSamples("cpu", "v1", "", 10);
+  ASSERT_TRUE(bool(samples)) << llvm::toString(samples.takeError());
+  EXPECT_TRUE(samples->empty());
+}
+
 TEST_F(DatabaseTest, GetBestOrderAndFilters) {
   auto database = open("t.db");
   ASSERT_TRUE(database);

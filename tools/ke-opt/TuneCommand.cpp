@@ -87,6 +87,12 @@ static cl::opt<bool> measuringServer(
              "keeps the device context and input sets (default); "
              "--measuring-server=false starts a child per candidate"),
     cl::init(true), cl::sub(getTuneCommand()));
+static cl::opt<unsigned> transferSamples(
+    "transfer-samples",
+    cl::desc("Warm-start each workload's cost model with up to this many "
+             "trials of other workloads on the target in the database "
+             "(default 2000; 0: start empty)"),
+    cl::init(2000), cl::sub(getTuneCommand()));
 static cl::opt<bool> noDb("no-db",
                           cl::desc("Neither read nor write a tuning "
                                    "database"),
@@ -128,6 +134,7 @@ static TuneOptions getTuneOptions(bool gpu, int device,
   options.proposer.perRound = proposerPerRound;
   options.proposer.timeoutSeconds = proposerTimeout;
   options.seed = seedOption;
+  options.transferSamples = transferSamples;
   options.showProgress = !noProgress;
   options.evaluator.timeoutSeconds = timeout;
   options.evaluator.measure.minTotalSeconds = minSeconds;

@@ -52,6 +52,12 @@ struct TuningRecord {
   std::string message;
   /// Seconds since the Unix epoch when the record was made.
   int64_t timestamp = 0;
+  /// The cost model's features of the candidate (ke/Search/Features.h) and
+  /// the version of their definition (getFeaturesVersion); empty when not
+  /// stored. Kept for transfer learning (getTransferSamples), not part of
+  /// the JSONL export.
+  std::vector<float> features;
+  std::string featuresVersion;
 
   bool isValid() const { return error == "none"; }
   /// One JSONL line's object; fromJSON accepts exactly what toJSON writes.
@@ -111,6 +117,20 @@ public:
   llvm::Expected<std::string> explainNoBest(llvm::StringRef workloadKey,
                                             llvm::StringRef target,
                                             llvm::StringRef pipelineHash);
+
+  /// A trial as the cost model's warm start takes it (docs/cost-model.md,
+  /// Transfer): its workload, features and median (none: it failed).
+  struct TransferSample {
+    std::string workloadKey;
+    std::vector<float> features;
+    std::optional<double> seconds;
+  };
+  /// The newest `limit` trial records on `target` of workloads other than
+  /// `excludedWorkload` whose features were stored under `featuresVersion`,
+  /// newest first.
+  llvm::Expected<std::vector<TransferSample>>
+  getTransferSamples(llvm::StringRef target, llvm::StringRef featuresVersion,
+                     llvm::StringRef excludedWorkload, unsigned limit);
 
   /// One summary per (workload, target): counts and best median.
   struct Summary {

@@ -56,6 +56,16 @@ std::unique_ptr<CostModel> createNearestNeighbourCostModel();
 /// warning on stderr that says why.
 std::unique_ptr<CostModel> createDefaultCostModel(uint64_t seed);
 
+/// `inner` warm-started (docs/cost-model.md, Transfer): every training adds
+/// `priorFeatures` with `priorScores` (other workloads' measured candidates
+/// on the same target, each scored against its own workload's best) to the
+/// workload's own samples, as Ansor's and MetaSchedule's pre-trained models
+/// carry what other tasks taught them.
+std::unique_ptr<CostModel>
+createTransferCostModel(std::unique_ptr<CostModel> inner,
+                        std::vector<std::vector<float>> priorFeatures,
+                        std::vector<float> priorScores);
+
 } // namespace ke
 
 #endif // KE_SEARCH_COSTMODEL_H

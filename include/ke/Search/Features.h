@@ -33,6 +33,10 @@ unsigned getNumFeatures();
 /// The name of each feature, in order (docs/cost-model.md explains them).
 const std::vector<std::string> &getFeatureNames();
 
+/// Names this definition of the features (a hash of their names): stored
+/// features of another definition are not comparable and not used.
+const std::string &getFeaturesVersion();
+
 } // namespace ke
 
 #endif // KE_SEARCH_FEATURES_H

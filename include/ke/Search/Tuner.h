@@ -68,6 +68,10 @@ struct TuneOptions {
   /// Proposals from outside the search (off unless a command or URL is
   /// set): an extra mutation operator in every exploration round.
   ProposerOptions proposer;
+  /// The cost model of each workload starts from up to this many trials of
+  /// other workloads on the target in the database (their stored features,
+  /// newest first; docs/cost-model.md, Transfer). 0: it starts empty.
+  unsigned transferSamples = 2000;
   /// Where evaluators come from; null: createEvaluator.
   EvaluatorFactory createEvaluator;
 };
@@ -90,6 +94,9 @@ struct TuningResult {
   std::optional<ProposerStats> proposer;
   /// Records of earlier runs taken from the database.
   unsigned previous = 0;
+  /// Other workloads' trials (and how many workloads) the cost model was
+  /// warm-started with.
+  unsigned transferSamples = 0, transferWorkloads = 0;
   unsigned dropletMoves = 0;
   /// Rounds of exploration after droplet search converged with budget left.
   unsigned restarts = 0;
