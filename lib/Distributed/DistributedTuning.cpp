@@ -267,14 +267,15 @@ EvaluatorFactory TuningCoordinator::getEvaluatorFactory() {
                   const TargetDescription &target,
                   const EvaluatorOptions &options)
              -> FailureOr<std::unique_ptr<Evaluator>> {
+    // The serving ranks run their references while rank 0 runs its own
+    // (told first: a workload rank 0 then skips costs them only that).
+    for (int rank = 1; rank < shared->world.getSize(); ++rank)
+      shared->sendOrAbort(
+          rank, llvm::json::Object{{"op", "prepare"}, {"workload", workload}});
     FailureOr<std::unique_ptr<Evaluator>> local =
         createEvaluator(anchor, target, options);
     if (failed(local))
       return failure();
-    // The serving ranks run their references while rank 0 runs its own.
-    for (int rank = 1; rank < shared->world.getSize(); ++rank)
-      shared->sendOrAbort(
-          rank, llvm::json::Object{{"op", "prepare"}, {"workload", workload}});
     return std::unique_ptr<Evaluator>(std::make_unique<DistributedEvaluator>(
         shared, workload, std::move(*local), options));
   };
