@@ -26,7 +26,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import ROOT, SUITE, find_ke_opt, log, run_json as run, use_carried_openmp  # noqa: E402
+from run import SUITE, log, parse_tuning_args, run_json as run  # noqa: E402
 
 
 def main():
@@ -39,14 +39,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--configs", default="serial,server",
                         help="comma-separated: serial, jobs, server")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--ke-opt")
-    parser.add_argument("--workdir", default=os.path.join(ROOT, "build", "gpu-jobs"))
-    parser.add_argument("--out", help="write the results as JSON here too")
-    args = parser.parse_args()
-    os.makedirs(args.workdir, exist_ok=True)
-    ke_opt = find_ke_opt(args.ke_opt, args.workdir)
-    use_carried_openmp()
+    args, ke_opt = parse_tuning_args(parser, "gpu-jobs")
 
     flags = {"serial": ["--jobs", "1", "--measuring-server=false"],
              "jobs": ["--jobs", str(args.jobs), "--measuring-server=false"],

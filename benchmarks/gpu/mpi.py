@@ -27,7 +27,7 @@ import time
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import ROOT, find_ke_opt, log, run_json as run, use_carried_openmp  # noqa: E402
+from run import ROOT, log, parse_tuning_args, run_json as run  # noqa: E402
 
 PROBLEMS = ["bert_qkv", "resnet_conv3x3", "bert_softmax", "llama_rmsnorm",
             "vit_gelu", "gpt2_argmax", "llama_mlp_bf16", "mobilenet_depthwise"]
@@ -65,14 +65,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=0,
                         help="ke-opt bench re-timings of every run's bests "
                              "(0: compare the runs' own best times)")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--ke-opt")
-    parser.add_argument("--workdir", default=os.path.join(ROOT, "build", "gpu-mpi"))
-    parser.add_argument("--out", help="write the results as JSON here too")
-    args = parser.parse_args()
-    os.makedirs(args.workdir, exist_ok=True)
-    ke_opt = find_ke_opt(args.ke_opt, args.workdir)
-    use_carried_openmp()
+    args, ke_opt = parse_tuning_args(parser, "gpu-mpi")
     mpirun, mpi_env = find_mpirun(args.workdir)
     # Names in --dir, or paths of their own.
     files = [p if p.endswith(".mlir") else os.path.join(args.dir, p + ".mlir")

@@ -107,6 +107,21 @@ def use_carried_openmp():
         log(f"CPU reference threads: {carried}")
 
 
+def parse_tuning_args(parser, workdir):
+    """The options every tuning-throughput benchmark takes (--seed, --ke-opt,
+    --workdir, --out), parsed; then the work folder made, the carried
+    ke-opt found and LLVM's libomp put to use. (args, ke-opt path)."""
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--ke-opt")
+    parser.add_argument("--workdir", default=os.path.join(ROOT, "build", workdir))
+    parser.add_argument("--out", help="write the results as JSON here too")
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    ke_opt = find_ke_opt(args.ke_opt, args.workdir)
+    use_carried_openmp()
+    return args, ke_opt
+
+
 def run_json(cmd, env=None):
     """The JSON that `cmd` prints; exits with its stderr when it fails."""
     result = subprocess.run(cmd, capture_output=True, text=True, env=env)
