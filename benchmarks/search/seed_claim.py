@@ -70,6 +70,9 @@ def main():
     parser.add_argument("--workdir", default=os.path.join(BUILD, "seed-claim"))
     parser.add_argument("--plot", help="write a PNG of the curves here")
     parser.add_argument("--out", help="write the results as JSON here")
+    parser.add_argument("--reuse", action="store_true",
+                        help="take runs whose database and log are in --workdir "
+                             "as they are (re-time only)")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     strategies = [("evolution", ["--trials", str(args.trials), "--explore", str(args.trials)]),
@@ -81,6 +84,13 @@ def main():
         runs = {}
         for label, flags in strategies:
             stem = os.path.join(args.workdir, f"{os.path.basename(path)[:-5]}-{label}")
+            if args.reuse and os.path.exists(stem + ".db") and os.path.exists(stem + ".csv"):
+                curve = read_log(stem + ".csv", op)
+                with open(stem + ".csv") as f:
+                    key = next(row["workload"] for row in csv.DictReader(f) if row["op"] == op)
+                runs[label] = {"db": stem + ".db", "curve": curve, "trials": len(curve),
+                               "stopped": "reused", "key": key, "bench": []}
+                continue
             for suffix in (".db", ".db-wal", ".db-shm", ".csv"):
                 if os.path.exists(stem + suffix):
                     os.remove(stem + suffix)

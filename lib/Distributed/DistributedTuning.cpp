@@ -17,6 +17,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <set>
 
 using namespace mlir;
 using namespace ke;
@@ -84,6 +85,9 @@ struct TuningCoordinator::State {
   MpiWorld &world;
   std::string measuredBy;
   bool stopped = false;
+  /// What each rank said it cannot do, said on stderr once (a rank without
+  /// a device says so for every workload).
+  std::set<std::pair<int, std::string>> reported;
 
   /// Sends `message` to rank `rank`; a rank that cannot be reached ends
   /// the run (the launcher then ends every rank).
@@ -225,9 +229,10 @@ bool DistributedEvaluator::collectShare(int rank,
     fail("an answer that is not a JSON object");
   }
   if (std::optional<llvm::StringRef> why = answer->getString("error")) {
-    llvm::errs() << "ke-opt tune: rank " << rank
-                 << " cannot evaluate this workload (" << *why
-                 << "); rank 0 measures its share\n";
+    if (state->reported.insert({rank, why->str()}).second)
+      llvm::errs() << "ke-opt tune: rank " << rank
+                   << " cannot evaluate this workload (" << *why
+                   << "); rank 0 measures its share\n";
     usable[rank] = false;
     return false;
   }
