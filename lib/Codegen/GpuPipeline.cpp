@@ -131,6 +131,9 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
     // before anything maps or outlines.
     list.push_back(passStep({{[] { return createGpuWgmmaMatmulsPass(); }}},
                             GpuLoweringStep::CudaOnly));
+    // And the f32 GEMMs gpu.ffma marked, CUDA-core kernels.
+    list.push_back(passStep({{[] { return createGpuFfmaMatmulsPass(); }}},
+                            GpuLoweringStep::CudaOnly));
     // And those gpu.mfma marked, CDNA kernels (on +mfma-emulation CUDA
     // targets with MFMA emulated, to check them).
     list.push_back(passStep({{[] { return createGpuMfmaMatmulsPass(); }}},

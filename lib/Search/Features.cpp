@@ -344,7 +344,8 @@ void writeFeatures(FeatureWriter &f, Operation *anchorOp,
   static constexpr llvm::StringLiteral sketches[] = {
       "cpu.tile",    "cpu.rfactor", "cpu.softmax", "cpu.loops",
       "cpu.loops.parallel",
-      "gpu.mma",     "gpu.wgmma",   "gpu.mfma",    "gpu.tile",
+      "gpu.mma",     "gpu.wgmma",   "gpu.mfma",    "gpu.ffma",
+      "gpu.tile",
       "gpu.reduce",  "gpu.softmax", "gpu.argrow",  "gpu.rownorm",
       "gpu.elementwise"};
   for (llvm::StringRef name : sketches)

@@ -22,6 +22,9 @@ namespace ke {
 const SketchRule &getGpuTileRule();
 /// 16-bit matmuls on tensor cores with mma.sync (GpuMmaRule.cpp).
 const SketchRule &getGpuMmaRule();
+/// f32 GEMMs and convolutions on CUDA cores, on a kernel ke-gpu-ffma-matmuls
+/// builds (GpuFfmaRule.cpp).
+const SketchRule &getGpuFfmaRule();
 /// 16-bit matmuls on Hopper's warpgroup MMA, sm_90a (GpuWgmmaRule.cpp).
 const SketchRule &getGpuWgmmaRule();
 /// 16-bit matmuls on AMD CDNA's matrix cores, MFMA (GpuMfmaRule.cpp).

@@ -12,7 +12,8 @@
 //   GpuMmaRule.cpp            gpu.mma: 16-bit matmuls on tensor cores
 //   GpuWgmmaRule.cpp          gpu.wgmma: the same on sm_90a's wgmma
 //   GpuMfmaRule.cpp           gpu.mfma: the same on CDNA's MFMA (ROCm)
-//   GpuContraction            what the three share
+//   GpuFfmaRule.cpp           gpu.ffma: f32 GEMMs on CUDA cores, a built kernel
+//   GpuContraction            what the four share
 //   GpuTileRule.cpp           gpu.tile: contractions over blocks, threads
 //   GpuElementwiseRule.cpp    gpu.elementwise
 //   GpuReduceRule.cpp         gpu.reduce: cross-thread reductions
@@ -38,8 +39,8 @@
 using namespace ke;
 
 llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
-  // The first rule that matches gives the untuned default; the search
-  // samples all that match.
+  // The first rule that matches (and prefers it, see prefersDefault) gives
+  // the untuned default; the search samples all that match.
   // cpu.loops and cpu.loops.parallel (the op's own loops, on one thread or
   // all cores) come last: never the default, always candidates as fast as
   // the reference.
@@ -55,6 +56,7 @@ llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
       &getGpuMfmaRule(),
       &getGpuReduceRule(),
       &getGpuMmaRule(),
+      &getGpuFfmaRule(),
       &getGpuTileRule(),
       &getGpuRowNormRule(), &getGpuElementwiseRule()};
   switch (family) {
@@ -79,18 +81,23 @@ bool ke::ruleApplies(const SketchRule &rule, mlir::Operation *anchor,
 
 const SketchRule *ke::selectSketchRule(mlir::Operation *anchor,
                                        const TargetDescription &target) {
+  const SketchRule *first = nullptr;
   for (const SketchRule *rule : getSketchRules(target.family)) {
     bool matched = ruleApplies(*rule, anchor, target);
     LLVM_DEBUG(llvm::dbgs()
                << "[" DEBUG_TYPE "] " << rule->getName()
                << (matched ? " matches " : " does not match ")
                << anchor->getName() << " on " << target.name << "\n");
-    if (matched)
+    if (!matched)
+      continue;
+    if (rule->prefersDefault(anchor, target))
       return rule;
+    if (!first)
+      first = rule;
   }
-  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] no rule for "
-                          << anchor->getName() << "\n");
-  return nullptr;
+  LLVM_DEBUG(if (!first) llvm::dbgs() << "[" DEBUG_TYPE "] no rule for "
+                                      << anchor->getName() << "\n");
+  return first;
 }
 
 const SketchRule *ke::findSketchRule(llvm::StringRef name) {

@@ -1,7 +1,8 @@
 // f32 matmuls take gpu.mma only where the target allows TF32 (+tf32, or
 // --allow-tf32): m16n8k8 instructions, K stages of 16 by default (two
 // 128x16 f32 tiles are 16 KiB: three buffers fit 48 KiB), 16-byte copies
-// of four elements. Without it they stay on CUDA cores (gpu.tile).
+// of four elements. Without it they stay on CUDA cores (gpu.ffma, then
+// gpu.tile).
 // RUN: ke-opt sketches %s --target cuda:sm_90+tf32 | FileCheck %s
 // RUN: ke-opt sketches %s --target cuda:sm_90 --allow-tf32 | FileCheck %s
 // RUN: ke-opt sketches %s --target cuda:sm_90 | FileCheck %s --check-prefix=IEEE
@@ -14,7 +15,7 @@
 // CHECK: tile_sizes [4, 4] (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
 // CHECK: transform.apply_patterns.gpu.unroll_vectors_subgroup_mma [16, 8, 8]
 // IEEE-LABEL: // -----// workload {{.*}} linalg.matmul
-// IEEE-NEXT: // sketch gpu.tile
+// IEEE-NEXT: // sketch gpu.ffma
 func.func @f32(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>) -> tensor<256x256xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<256x256xf32>

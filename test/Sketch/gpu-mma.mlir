@@ -81,7 +81,7 @@ func.func @batched(%a: tensor<4x128x64xbf16>, %b: tensor<4x64x128xbf16>, %c: ten
 // Not for gpu.mma (yet): f32 operands and shapes that are not whole
 // instructions (K = 24).
 // CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
-// CHECK-NEXT: // sketch gpu.tile
+// CHECK-NEXT: // sketch gpu.ffma
 func.func @f32(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %r : tensor<64x64xf32>

@@ -393,6 +393,36 @@ def GpuMfmaMatmulsPass : Pass<"ke-gpu-mfma-matmuls", "::mlir::ModuleOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def GpuFfmaMatmulsPass : Pass<"ke-gpu-ffma-matmuls", "::mlir::ModuleOp"> {
+  let summary = "CUDA-core kernels for the f32 GEMMs the gpu.ffma sketch "
+                "marked";
+  let description = [{
+    Replaces each bufferized linalg.matmul, linalg.batch_matmul (A stored
+    M x K or K x M, B K x N or N x K) or linalg.conv_2d_nhwc_hwcf with f32
+    operands marked `ke.ffma = {block_m, block_n, k_tile, stages, group_m}`,
+    together with the linalg.fill of its accumulator right before it, by a
+    gpu.launch: warps of 4 x 8 threads over 32 x 64 warp tiles, each thread
+    8 x 8 results as 2 x 2 blocks of 4 x 4 (conflict-free 16-byte shared
+    reads), `stages` shared A and B tiles of k_tile rows stored [k][m] and
+    [k][n] (rows padded by 4 elements) in dynamic shared memory, filled by
+    cp.async stages - 1 tiles ahead (16-byte copies along M or N, 4-byte
+    transposing copies along K; elements past M, N or K zero-filled), one
+    barrier per K tile, and the accumulators stored from registers with the
+    fill's value added. A consumer marked `ke.ffma.epilogue` (elementwise,
+    reading the result through the identity from a temporary buffer) is
+    applied to each result before the store, and it and the temporary are
+    gone. A marked op this cannot build is a located error. CUDA only; the
+    first step of the CUDA lowering.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def GpuWgmmaMatmulsPass : Pass<"ke-gpu-wgmma-matmuls", "::mlir::ModuleOp"> {
   let summary = "Hopper kernels (wgmma, cp.async) for matmuls the gpu.wgmma "
                 "sketch marked";

@@ -98,6 +98,16 @@ public:
   virtual bool matches(mlir::Operation *anchor,
                        const TargetDescription &target) const = 0;
 
+  /// Whether the rule's untuned default should be `anchor`'s default
+  /// schedule where the rule matches. A rule that is fast only on some
+  /// shapes says no elsewhere: the next matching rule that says yes gives
+  /// the default instead (the first matching rule when none does), and the
+  /// search still samples this one.
+  virtual bool prefersDefault(mlir::Operation *anchor,
+                              const TargetDescription &target) const {
+    return true;
+  }
+
   /// The knobs for `anchor` on `target`, with defaults that make a sound
   /// untuned schedule.
   virtual KnobSpace getKnobSpace(mlir::Operation *anchor,
@@ -136,7 +146,9 @@ llvm::ArrayRef<const SketchRule *> getSketchRules(TargetFamily family);
 bool ruleApplies(const SketchRule &rule, mlir::Operation *anchor,
                  const TargetDescription &target);
 
-/// The first rule of the target's family that applies, or null.
+/// The rule that gives `anchor`'s untuned default: the first of the
+/// target's family that applies and prefers it (SketchRule::prefersDefault),
+/// else the first that applies, else null.
 const SketchRule *selectSketchRule(mlir::Operation *anchor,
                                    const TargetDescription &target);
 

@@ -1,0 +1,425 @@
+//===- GpuFfmaMatmuls.cpp - f32 GEMM kernels on CUDA cores ----------------===//
+//
+// ke-gpu-ffma-matmuls (ke/Codegen/Passes.td), the first step of the CUDA
+// lowering. The gpu.ffma sketch (lib/Sketch/GpuFfmaRule.cpp) bufferizes an
+// f32 matmul, batch matmul or channels-last convolution and marks it with
+// its knobs (`ke.ffma = {block_m, block_n, k_tile, stages, group_m,
+// thread_n}`);
+// here it becomes one kernel built the way fast CUDA-core SGEMMs are
+// (CUTLASS's SIMT GEMMs, cuBLAS's sm80 ffma kernels):
+//
+//   grid (N / block_n, M / block_m rounded up, batch); block ids mapped so
+//     that group_m tile rows sweep the columns together (L2 reuse);
+//   warps of 4 x 8 threads, each thread 8 x thread_n results (thread_n 8
+//     or 16) as blocks of 4 x 4: rows t.m * 4 and 16 + t.m * 4 of the
+//     warp's 32, columns t.n * 4 + 32 j of its 8 thread_n. Per K step a
+//     thread reads two 16-byte vectors of A and thread_n / 4 of B from
+//     shared memory, and a warp's reads of one of them cover 64 (A) or 128
+//     (B) contiguous bytes: one wavefront, no bank conflict;
+//   shared memory (dynamic): `stages` tiles of A as [k][m] and of B as
+//     [k][n], rows padded by 4 elements (the transposing copies of an
+//     operand stored with K innermost then hit 32 banks);
+//   copies: cp.async, 16 bytes where the operand's rows run along M or N,
+//     else 4-byte elements written transposed (A stored M x K, nn.Linear's
+//     B stored N x K, a convolution's input pixels, any extent); elements
+//     past M, N or K zero-filled (a source size of 0);
+//   prologue: tiles 0 .. stages - 2, a cp.async group each;
+//   k loop: wait for tile k, one barrier, copy tile k + stages - 1 into the
+//     buffer of tile k - 1 (everyone finished it before the barrier),
+//     multiply tile k: k_tile steps of 4 vector loads and 64 FMAs, fully
+//     unrolled, the accumulators in registers;
+//   epilogue: each result gets the fill's value and the consumer the
+//     sketch fused (`ke.ffma.epilogue`), then 16-byte stores.
+//
+// The earlier schedule of these GEMMs (gpu.tile: transform-dialect tiling,
+// a register copy of each stage, three barriers per stage, 8 x 8
+// contiguous thread tiles whose B reads conflicted 4 ways) issued on 62% of
+// the cycles of an H200 (Nsight Compute: barrier, scoreboard and dispatch
+// stalls) and ran at 0.70x of cuBLAS's f32 GEMM; docs/gpu.md has the
+// measurements.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuGemmKernel.h"
+
+#include "ke/Codegen/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace ke;
+
+namespace ke {
+#define GEN_PASS_DEF_GPUFFMAMATMULSPASS
+#include "ke/Codegen/Passes.h.inc"
+} // namespace ke
+
+namespace {
+
+constexpr llvm::StringLiteral kFfmaAttr = "ke.ffma";
+constexpr llvm::StringLiteral kFfmaEpilogueAttr = "ke.ffma.epilogue";
+/// A warp's threads (4 x 8) and a thread's rows (2 x 4); a thread's
+/// columns are thread_n (2 or 4 x 4). Blocks of 4 x 4 results are
+/// kBlockRowStride rows and kBlockColStride columns apart.
+constexpr int64_t kWarpThreadsM = 4, kWarpThreadsN = 8, kThreadM = 8,
+                  kVector = 4;
+constexpr int64_t kBlockRowStride = kWarpThreadsM * kVector,
+                  kBlockColStride = kWarpThreadsN * kVector;
+/// Elements each shared row is padded by.
+constexpr int64_t kPad = 4;
+
+/// What the kernel is built from: the marked GEMM and the knobs.
+struct FfmaMatmul : MarkedGemm {
+  int64_t blockM = 0, blockN = 0, kTile = 0, stages = 0, groupM = 1;
+  int64_t threadN = 8;
+  int64_t warpM() const { return kWarpThreadsM * kThreadM; }
+  int64_t warpN() const { return kWarpThreadsN * threadN; }
+  int64_t threads() const { return blockM * blockN / (kThreadM * threadN); }
+  /// Vectors of 4 accumulators per thread row.
+  int64_t colBlocks() const { return threadN / kVector; }
+  int64_t tileRows() const { return llvm::divideCeil(m, blockM); }
+  int64_t tileCols() const { return llvm::divideCeil(n, blockN); }
+  int64_t kTiles() const { return llvm::divideCeil(k, kTile); }
+  int64_t aStageElements() const { return kTile * (blockM + kPad); }
+  int64_t bStageElements() const { return kTile * (blockN + kPad); }
+  int64_t sharedBytes() const {
+    return stages * (aStageElements() + bStageElements()) * 4;
+  }
+};
+
+FailureOr<FfmaMatmul> analyzeFfmaMatmul(linalg::LinalgOp op) {
+  FfmaMatmul mm;
+  auto knobs = op->getAttrOfType<DictionaryAttr>(kFfmaAttr);
+  if (!knobs)
+    return op->emitError("ke.ffma must be a dictionary");
+  FailureOr<int64_t> blockM = readIntegerKnob(op, knobs, kFfmaAttr, "block_m"),
+                     blockN = readIntegerKnob(op, knobs, kFfmaAttr, "block_n"),
+                     kTile = readIntegerKnob(op, knobs, kFfmaAttr, "k_tile"),
+                     stages = readIntegerKnob(op, knobs, kFfmaAttr, "stages");
+  if (failed(blockM) || failed(blockN) || failed(kTile) || failed(stages))
+    return failure();
+  FailureOr<MarkedGemm> gemm =
+      analyzeMarkedGemm(op, kFfmaAttr, kFfmaEpilogueAttr);
+  if (failed(gemm))
+    return failure();
+  static_cast<MarkedGemm &>(mm) = *gemm;
+  mm.blockM = *blockM;
+  mm.blockN = *blockN;
+  mm.kTile = *kTile;
+  mm.stages = *stages;
+  if (auto group = knobs.getAs<IntegerAttr>("group_m"))
+    mm.groupM = group.getInt();
+  if (auto threadN = knobs.getAs<IntegerAttr>("thread_n"))
+    mm.threadN = threadN.getInt();
+  if (mm.threadN != 8 && mm.threadN != 16)
+    return op->emitError("ke.ffma: thread_n must be 8 or 16");
+  if (!mm.element.isF32())
+    return op->emitError("ke.ffma: f32 operands only");
+  if (mm.blockM % mm.warpM() || mm.blockN % mm.warpN() ||
+      mm.threads() > 1024)
+    return op->emitError("ke.ffma: block ")
+           << mm.blockM << "x" << mm.blockN << " is not made of "
+           << mm.warpM() << "x" << mm.warpN()
+           << " warp tiles (at most 32 warps)";
+  if (mm.kTile < 1 || mm.kTile > 32 || mm.stages < 2 || mm.groupM < 1)
+    return op->emitError("ke.ffma: k_tile must be 1-32, stages at least 2, "
+                         "group_m positive");
+  if (mm.tileRows() > 65535 || mm.batch > 65535)
+    return op->emitError("ke.ffma: ")
+           << mm.tileRows() << " tile rows or a batch of " << mm.batch
+           << " exceed the grid (65535)";
+  return mm;
+}
+
+/// Builds the kernel of one marked GEMM in place of it and its fill.
+class FfmaKernelBuilder : GemmKernelBuilder {
+public:
+  explicit FfmaKernelBuilder(FfmaMatmul matmul)
+      : GemmKernelBuilder(matmul), mm(matmul) {}
+
+  void build();
+
+private:
+  /// cp.async of k tile `kTile` into buffer `stage`.
+  void copyTiles(Value kTile, Value stage);
+  /// One operand's tile: `rows` M or N elements (from `base`, of `extent`)
+  /// by k_tile, stored [k][x] in `tiles`; `kInner` when the operand's rows
+  /// run along K (stored M x K or N x K, a convolution's input).
+  void copyOperand(Value src, Value tiles, int64_t rows, Value base,
+                   int64_t extent, bool kInner, bool implicit, Value kBase,
+                   Value stage);
+  /// Tile k's k_tile steps on buffer `stage`.
+  SmallVector<Value> multiply(Value stage, ValueRange acc);
+  void storeAccumulators(ValueRange acc);
+
+  FfmaMatmul mm;
+  Value aTiles, bTiles, bMatrix;
+  /// This thread's first row and column within the block tile.
+  Value rowInTile, colInTile;
+};
+
+void FfmaKernelBuilder::copyOperand(Value src, Value tiles, int64_t rows,
+                                    Value base, int64_t extent, bool kInner,
+                                    bool implicit, Value kBase, Value stage) {
+  // 16-byte copies where a stored row runs along M or N and starts aligned;
+  // elements otherwise.
+  bool vector = !kInner && extent % kVector == 0 && rows % kVector == 0;
+  int64_t width = vector ? kVector : 1;
+  int64_t copies = rows * mm.kTile / width;
+  bool partialRows = extent % rows != 0, partialK = mm.k % mm.kTile != 0;
+  for (int64_t i = 0; i < llvm::divideCeil(copies, mm.threads()); ++i) {
+    Value id = b.create<arith::AddIOp>(thread, index(i * mm.threads()));
+    scf::IfOp spare;
+    if (copies % mm.threads() && (i + 1) * mm.threads() > copies) {
+      spare = b.create<scf::IfOp>(
+          b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, id, index(copies)),
+          /*withElseRegion=*/false);
+      b.setInsertionPointToStart(spare.thenBlock());
+    }
+    // Consecutive threads copy consecutive elements of the stored rows:
+    // along K for kInner operands, along M or N otherwise.
+    Value row, kk;
+    if (kInner) {
+      row = b.create<arith::DivUIOp>(id, index(mm.kTile));
+      kk = b.create<arith::RemUIOp>(id, index(mm.kTile));
+    } else {
+      kk = b.create<arith::DivUIOp>(id, index(rows / width));
+      row = b.create<arith::MulIOp>(
+          b.create<arith::RemUIOp>(id, index(rows / width)), index(width));
+    }
+    Value srcRow = b.create<arith::AddIOp>(base, row);
+    Value srcK = b.create<arith::AddIOp>(kBase, kk);
+    Value valid;
+    auto within = [&](Value value, int64_t bound) {
+      Value inside = b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, value,
+                                             index(bound));
+      valid = valid ? b.create<arith::AndIOp>(valid, inside).getResult()
+                    : inside;
+    };
+    if (partialRows)
+      within(srcRow, extent);
+    if (partialK)
+      within(srcK, mm.k);
+    // An element outside reads nothing from index 0 and zero-fills, which
+    // adds nothing to the products.
+    if (valid) {
+      srcRow = b.create<arith::SelectOp>(valid, srcRow, index(0));
+      srcK = b.create<arith::SelectOp>(valid, srcK, index(0));
+    }
+    SmallVector<Value> srcIndices =
+        implicit ? convInputIndices(srcRow, srcK)
+        : kInner ? SmallVector<Value>{srcRow, srcK}
+                 : SmallVector<Value>{srcK, srcRow};
+    if (mm.batched)
+      srcIndices.insert(srcIndices.begin(), batchId);
+    Value srcElements =
+        valid ? b.create<arith::SelectOp>(valid, index(width), index(0))
+                    .getResult()
+              : Value();
+    // 16-byte copies may bypass L1 (.cg); smaller ones cannot.
+    b.create<nvgpu::DeviceAsyncCopyOp>(
+        nvgpu::DeviceAsyncTokenType::get(b.getContext()), tiles,
+        ValueRange{stage, kk, row}, src, srcIndices, b.getIndexAttr(width),
+        srcElements, vector ? b.getUnitAttr() : UnitAttr());
+    if (spare)
+      b.setInsertionPointAfter(spare);
+  }
+}
+
+void FfmaKernelBuilder::copyTiles(Value kTile, Value stage) {
+  Value kBase = b.create<arith::MulIOp>(kTile, index(mm.kTile));
+  copyOperand(mm.a, aTiles, mm.blockM, mBase, mm.m,
+              !mm.transposedA, mm.conv.has_value(), kBase, stage);
+  copyOperand(bMatrix, bTiles, mm.blockN, nBase, mm.n, mm.transposedB,
+              /*implicit=*/false, kBase, stage);
+}
+
+SmallVector<Value> FfmaKernelBuilder::multiply(Value stage, ValueRange acc) {
+  auto vecType = VectorType::get({kVector}, b.getF32Type());
+  SmallVector<Value> sums(acc.begin(), acc.end());
+  SmallVector<Value> rows = {
+      rowInTile, b.create<arith::AddIOp>(rowInTile, index(kBlockRowStride))};
+  SmallVector<Value> cols;
+  for (int64_t j = 0; j < mm.colBlocks(); ++j)
+    cols.push_back(
+        b.create<arith::AddIOp>(colInTile, index(j * kBlockColStride)));
+  for (int64_t kk = 0; kk < mm.kTile; ++kk) {
+    Value k = index(kk);
+    SmallVector<Value> a, bv;
+    for (Value row : rows)
+      a.push_back(b.create<vector::LoadOp>(vecType, aTiles,
+                                           ValueRange{stage, k, row}));
+    for (Value col : cols)
+      bv.push_back(b.create<vector::LoadOp>(vecType, bTiles,
+                                            ValueRange{stage, k, col}));
+    for (int64_t i = 0; i < kThreadM; ++i) {
+      Value ai = b.create<vector::ExtractOp>(a[i / kVector], i % kVector);
+      Value splat = b.create<vector::BroadcastOp>(vecType, ai);
+      for (int64_t j = 0; j < mm.colBlocks(); ++j) {
+        Value &sum = sums[i * mm.colBlocks() + j];
+        sum = b.create<vector::FMAOp>(splat, bv[j], sum);
+      }
+    }
+  }
+  return sums;
+}
+
+void FfmaKernelBuilder::storeAccumulators(ValueRange acc) {
+  Value result = resultMatrix();
+  auto vecType = VectorType::get({kVector}, getElementTypeOrSelf(result.getType()));
+  // Rows of 4 whole results start 16 bytes aligned when N is a multiple of
+  // 4; otherwise each result is stored (and checked) on its own.
+  bool vectorStores = mm.n % kVector == 0;
+  for (int64_t i = 0; i < kThreadM; ++i) {
+    Value row = b.create<arith::AddIOp>(
+        mBase, b.create<arith::AddIOp>(
+                   rowInTile,
+                   index((i / kVector) * kBlockRowStride + i % kVector)));
+    for (int64_t j = 0; j < mm.colBlocks(); ++j) {
+      Value sum = acc[i * mm.colBlocks() + j];
+      Value col = b.create<arith::AddIOp>(
+          nBase, b.create<arith::AddIOp>(colInTile,
+                                         index(j * kBlockColStride)));
+      auto indices = [&](Value column) {
+        SmallVector<Value> all = {row, column};
+        if (mm.batched)
+          all.insert(all.begin(), batchId);
+        return all;
+      };
+      if (vectorStores) {
+        scf::IfOp guard;
+        if (Value inside = insideResult(row, col, mm.blockM, mm.blockN)) {
+          guard = b.create<scf::IfOp>(inside, /*withElseRegion=*/false);
+          b.setInsertionPointToStart(guard.thenBlock());
+        }
+        SmallVector<Value> values;
+        for (int64_t e = 0; e < kVector; ++e) {
+          Value column = b.create<arith::AddIOp>(col, index(e));
+          values.push_back(finish(
+              b.create<vector::ExtractOp>(sum, e), row, column));
+        }
+        b.create<vector::StoreOp>(
+            b.create<vector::FromElementsOp>(vecType, values), result,
+            indices(col));
+        if (guard)
+          b.setInsertionPointAfter(guard);
+        continue;
+      }
+      for (int64_t e = 0; e < kVector; ++e) {
+        Value column = b.create<arith::AddIOp>(col, index(e));
+        scf::IfOp guard;
+        if (Value inside = insideResult(row, column, mm.blockM, mm.blockN)) {
+          guard = b.create<scf::IfOp>(inside, /*withElseRegion=*/false);
+          b.setInsertionPointToStart(guard.thenBlock());
+        }
+        Value v = finish(b.create<vector::ExtractOp>(sum, e), row, column);
+        b.create<memref::StoreOp>(v, result, indices(column));
+        if (guard)
+          b.setInsertionPointAfter(guard);
+      }
+    }
+  }
+}
+
+void FfmaKernelBuilder::build() {
+  MLIRContext *ctx = b.getContext();
+  auto launch = b.create<gpu::LaunchOp>(
+      index(mm.tileCols()), index(mm.tileRows()), index(mm.batch),
+      index(mm.threads()), index(1), index(1),
+      b.create<arith::ConstantIntOp>(b.getI32Type(), mm.sharedBytes()));
+  beginBlockTile(launch, mm.blockM, mm.blockN, mm.groupM);
+
+  // Warps of 4 x 8 threads over warp tiles of 32 x warpN, warps
+  // row-major over the block tile.
+  Value warp = b.create<arith::DivUIOp>(thread, index(32));
+  Value lane = b.create<arith::RemUIOp>(thread, index(32));
+  int64_t warpsN = mm.blockN / mm.warpN();
+  Value warpRow = b.create<arith::DivUIOp>(warp, index(warpsN));
+  Value warpCol = b.create<arith::RemUIOp>(warp, index(warpsN));
+  rowInTile = b.create<arith::AddIOp>(
+      b.create<arith::MulIOp>(warpRow, index(mm.warpM())),
+      b.create<arith::MulIOp>(
+          b.create<arith::DivUIOp>(lane, index(kWarpThreadsN)),
+          index(kVector)));
+  colInTile = b.create<arith::AddIOp>(
+      b.create<arith::MulIOp>(warpCol, index(mm.warpN())),
+      b.create<arith::MulIOp>(
+          b.create<arith::RemUIOp>(lane, index(kWarpThreadsN)),
+          index(kVector)));
+
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
+  Value dynamic = b.create<gpu::DynamicSharedMemoryOp>(MemRefType::get(
+      {ShapedType::kDynamic}, b.getI8Type(), AffineMap(), workgroup));
+  auto f32 = b.getF32Type();
+  aTiles = b.create<memref::ViewOp>(
+      MemRefType::get({mm.stages, mm.kTile, mm.blockM + kPad}, f32,
+                      AffineMap(), workgroup),
+      dynamic, index(0), ValueRange{});
+  bTiles = b.create<memref::ViewOp>(
+      MemRefType::get({mm.stages, mm.kTile, mm.blockN + kPad}, f32,
+                      AffineMap(), workgroup),
+      dynamic, index(mm.stages * mm.aStageElements() * 4), ValueRange{});
+  bMatrix = asMatrix(mm.b);
+
+  // Prologue: tiles 0 .. stages - 2, a group each (empty past the last).
+  int64_t ahead = mm.stages - 1;
+  for (int64_t t = 0; t < ahead; ++t) {
+    if (t < mm.kTiles())
+      copyTiles(index(t), index(t));
+    b.create<NVVM::CpAsyncCommitGroupOp>();
+  }
+  auto vecType = VectorType::get({kVector}, f32);
+  Value zero = b.create<arith::ConstantOp>(
+      vecType, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0.0f)));
+  auto loop = b.create<scf::ForOp>(
+      index(0), index(mm.kTiles()), index(1),
+      SmallVector<Value>(kThreadM * mm.colBlocks(), zero));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kTile = loop.getInductionVar();
+    // Tile k has landed for this thread; the barrier makes everyone's
+    // copies visible and says that everyone is done with tile k - 1.
+    b.create<NVVM::CpAsyncWaitGroupOp>(ahead - 1);
+    b.create<gpu::BarrierOp>();
+    Value next = b.create<arith::AddIOp>(kTile, index(ahead));
+    auto ifOp = b.create<scf::IfOp>(
+        b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, next,
+                                index(mm.kTiles())),
+        /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      copyTiles(next, b.create<arith::RemUIOp>(next, index(mm.stages)));
+    }
+    // A group every iteration, empty at the end, so that the wait above
+    // always counts the same.
+    b.create<NVVM::CpAsyncCommitGroupOp>();
+    Value stage = b.create<arith::RemUIOp>(kTile, index(mm.stages));
+    b.create<scf::YieldOp>(multiply(stage, loop.getRegionIterArgs()));
+  }
+  storeAccumulators(loop.getResults());
+  eraseMarkedOps();
+}
+
+struct GpuFfmaMatmulsPass final
+    : ke::impl::GpuFfmaMatmulsPassBase<GpuFfmaMatmulsPass> {
+  void runOnOperation() override {
+    for (linalg::LinalgOp op : collectMarkedOps(getOperation(), kFfmaAttr)) {
+      FailureOr<FfmaMatmul> mm = analyzeFfmaMatmul(op);
+      if (failed(mm))
+        return signalPassFailure();
+      FfmaKernelBuilder(*mm).build();
+    }
+  }
+};
+
+} // namespace

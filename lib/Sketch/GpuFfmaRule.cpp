@@ -1,0 +1,196 @@
+//===- GpuFfmaRule.cpp - f32 GEMMs on CUDA cores, built by a pass ---------===//
+//
+// gpu.ffma: an f32 matmul, batch matmul (A stored M x K or K x M, B K x N
+// or N x K) or channels-last convolution (an implicit GEMM) on CUDA
+// targets, with at most one fused elementwise consumer, on a kernel built
+// the way fast CUDA-core SGEMMs are:
+//
+//   block tile (block.m x block.n)   grid (N / block.n, M / block.m, batch),
+//                                    partial tiles zero-filled and masked
+//   thread.n                         8 x thread.n results per thread (8 or
+//                                    16), warp tiles of 32 x 8 thread.n
+//   k.tile                           K rows per shared stage
+//   stages                           shared buffers, cp.async'd
+//                                    stages - 1 tiles ahead
+//   group.m                          tile rows per column sweep (grouped
+//                                    rasterization for L2 reuse)
+//
+// The script only marks the op with its knobs and bufferizes:
+// ke-gpu-ffma-matmuls (lib/Codegen/GpuFfmaMatmuls.cpp), the first step of
+// the CUDA lowering, builds the kernel, whose thread layout (2 x 2 blocks
+// of 4 x 4 results per thread, conflict-free 16-byte shared reads), one
+// barrier per K tile and transposing cp.async copies no transform op
+// produces. A fused elementwise consumer is marked too and applied to each
+// result before it is stored. docs/gpu.md has the measured effect.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuContraction.h"
+#include "GpuRules.h"
+#include "GpuSupport.h"
+#include "RuleSupport.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace ke;
+
+namespace {
+
+/// A warp's rows and threads along N; a thread's rows.
+constexpr int64_t kWarpM = 32, kWarpThreadsN = 8, kThreadM = 8;
+/// Each shared row's padding, in elements (as the pass pads).
+constexpr int64_t kPad = 4;
+/// Registers per thread besides the accumulators: A and B vectors,
+/// addresses, loop state.
+constexpr int64_t kOtherRegisters = 56;
+constexpr int64_t kDefaultGroupM = 8;
+
+struct FfmaTiles {
+  int64_t blockM, blockN, kTile, stages, groupM, threadN;
+  int64_t threads() const { return blockM * blockN / (kThreadM * threadN); }
+  int64_t warpN() const { return kWarpThreadsN * threadN; }
+  uint64_t sharedBytes() const {
+    return uint64_t(stages) * kTile * (blockM + blockN + 2 * kPad) * 4;
+  }
+};
+
+/// The default block tile: the largest of these that gives every SM a
+/// block (few, large tiles leave SMs idle), else the smallest.
+std::pair<int64_t, int64_t> defaultBlock(const MmaContraction &c,
+                                         const TargetDescription &target) {
+  static constexpr std::pair<int64_t, int64_t> blocks[] = {
+      {128, 128}, {64, 128}, {64, 64}, {32, 64}};
+  for (auto [m, n] : blocks)
+    if (llvm::divideCeil(c.m, m) * llvm::divideCeil(c.n, n) * c.batch >=
+        int64_t(target.gpu.multiprocessors))
+      return {m, n};
+  return blocks[std::size(blocks) - 1];
+}
+
+FfmaTiles tilesFor(const KnobAssignment &knobs) {
+  return {knobs.get("block.m", 128), knobs.get("block.n", 128),
+          knobs.get("k.tile", 8),          knobs.get("stages", 4),
+          knobs.get("group.m", kDefaultGroupM), knobs.get("thread.n", 8)};
+}
+
+/// Block tiles along an extent from `first` up, none past the first that
+/// covers it (the last tile may be partial).
+SmallVector<int64_t> tileChoices(int64_t extent, int64_t first) {
+  SmallVector<int64_t> choices;
+  for (int64_t tile = first; tile <= 256; tile *= 2) {
+    choices.push_back(tile);
+    if (tile >= extent)
+      break;
+  }
+  return choices;
+}
+
+class GpuFfmaRule final : public SketchRule {
+public:
+  llvm::StringRef getName() const override { return "gpu.ffma"; }
+
+  bool matches(Operation *anchor,
+               const TargetDescription &target) const override {
+    // cp.async and the NVVM barrier: CUDA only.
+    if (target.family != TargetFamily::Cuda || !hasMmaEpilogueOnly(anchor))
+      return false;
+    std::optional<TensorCoreGemm> gemm = analyzeTensorCoreGemm(anchor);
+    if (!gemm)
+      return false;
+    const MmaContraction &c = gemm->c;
+    return c.a.isF32() && c.b.isF32() && c.c.isF32() && c.batch <= 65535 &&
+           llvm::divideCeil(c.m, kWarpM) <= 65535;
+  }
+
+  /// The default where its blocks fill the GPU: on fewer, smaller
+  /// problems one thread's long K loop of 8 x 8 tiles is slower than
+  /// gpu.tile's finer split (H200, 2026-11-28: nn.Linear 100 x 300 -> 200
+  /// with bias and ReLU 28.0 us against 15.2; 4096^3 3003 us against 3860).
+  bool prefersDefault(Operation *anchor,
+                      const TargetDescription &target) const override {
+    MmaContraction c = analyzeTensorCoreGemm(anchor)->c;
+    auto [blockM, blockN] = defaultBlock(c, target);
+    return llvm::divideCeil(c.m, blockM) * llvm::divideCeil(c.n, blockN) *
+               c.batch >=
+           int64_t(target.gpu.multiprocessors);
+  }
+
+  KnobSpace getKnobSpace(Operation *anchor,
+                         const TargetDescription &target) const override {
+    MmaContraction c = analyzeTensorCoreGemm(anchor)->c;
+    auto [blockM, blockN] = defaultBlock(c, target);
+    KnobSpace space;
+    space.knobs.push_back(makeKnob("block.m", tileChoices(c.m, kWarpM), blockM));
+    space.knobs.push_back(
+        makeKnob("block.n", tileChoices(c.n, kWarpThreadsN * 8), blockN));
+    space.knobs.push_back(makeKnob("thread.n", {8, 16}, 8));
+    space.knobs.push_back(makeKnob("k.tile", {4, 8, 16, 32}, 8));
+    space.knobs.push_back(makeKnob("stages", {2, 3, 4, 5}, 4));
+    if (llvm::divideCeil(c.m, kWarpM) > 1)
+      space.knobs.push_back(
+          makeKnob("group.m", {1, 4, 8, 16}, kDefaultGroupM));
+    return space;
+  }
+
+  LogicalResult checkLimits(Operation *anchor, const TargetDescription &target,
+                            const KnobAssignment &knobs,
+                            std::string &reason) const override {
+    FfmaTiles t = tilesFor(knobs);
+    MmaContraction c = analyzeTensorCoreGemm(anchor)->c;
+    if (t.blockN % t.warpN()) {
+      reason = llvm::formatv("block.n {0} is not a multiple of the warp's {1}",
+                             t.blockN, t.warpN());
+      return failure();
+    }
+    if (llvm::divideCeil(c.m, t.blockM) > 65535) {
+      reason = llvm::formatv("{0} tile rows of {1} exceed the grid's y",
+                             llvm::divideCeil(c.m, t.blockM), t.blockM);
+      return failure();
+    }
+    if (t.sharedBytes() > target.gpu.sharedMemoryPerBlockBytes) {
+      reason = llvm::formatv("{0} stages of {1}x{2}x{3} tiles need {4} bytes "
+                             "of shared memory",
+                             t.stages, t.blockM, t.blockN, t.kTile,
+                             t.sharedBytes());
+      return failure();
+    }
+    return checkBlockLimits(target, {t.threads(), 1, 1},
+                            kThreadM * t.threadN + kOtherRegisters, reason);
+  }
+
+  std::string emitScript(Operation *anchor, const TargetDescription &target,
+                         const KnobAssignment &knobs) const override {
+    FfmaTiles t = tilesFor(knobs);
+    return emitMarkScript(
+        anchor, getName(), knobs, "ke.ffma",
+        llvm::formatv("{{block_m = {0} : i64, block_n = {1} : i64, k_tile = "
+                      "{2} : i64, stages = {3} : i64, group_m = {4} : i64, "
+                      "thread_n = {5} : i64}",
+                      t.blockM, t.blockN, t.kTile, t.stages, t.groupM,
+                      t.threadN)
+            .str(),
+        "ke-gpu-ffma-matmuls");
+  }
+
+  LoopNestDescription
+  describeLoopNest(Operation *anchor, const TargetDescription &target,
+                   const KnobAssignment &knobs) const override {
+    TensorCoreGemm gemm = *analyzeTensorCoreGemm(anchor);
+    FfmaTiles t = tilesFor(knobs);
+    // A thread's 8 x thread.n results play the instruction's part; vectors
+    // of 4 along N.
+    MmaNestTiles tiles{t.blockM,  t.blockN,  t.kTile, kWarpM,      t.warpN(),
+                       kThreadM,  t.threadN, 1,       t.threads(), 4};
+    if (!gemm.convLoops.empty())
+      return describeConvGemmNest(gemm.convLoops, tiles);
+    return describeMmaNest(gemm.c, tiles);
+  }
+};
+
+} // namespace
+
+const SketchRule &ke::getGpuFfmaRule() {
+  static const GpuFfmaRule rule;
+  return rule;
+}

@@ -1,0 +1,161 @@
+// RUN: ke-opt %s --split-input-file --verify-diagnostics --ke-gpu-ffma-matmuls | FileCheck %s
+
+// An f32 matmul marked by gpu.ffma (128x128 blocks, K tiles of 8, 3
+// stages; B K x N) becomes one kernel: 2 x 2 blocks of 256 threads (8 warps
+// of 32 x 64), 3 x 8 x (128 + 4) f32 tiles of A and of B in dynamic shared
+// memory (25344 bytes), tiles 0 and 1 copied before the loop (A stored
+// M x K: four 4-byte cp.async per thread written transposed, no L1 bypass;
+// B: one 16-byte cp.async), then per K tile: wait (one group in flight),
+// barrier, the copies two tiles ahead, a commit, and eight K steps of four
+// 16-byte shared loads and 16 vector FMAs (8 rows x 2 vectors of 4). The
+// fill is gone: its value is added to each result as it is stored, 16
+// vectors of 4 per thread.
+// CHECK-LABEL: func.func @matmul
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: linalg.matmul
+// CHECK: %[[SMEM:.*]] = arith.constant 25344 : i32
+// CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %[[SMEM]]
+// CHECK: gpu.dynamic_shared_memory
+// CHECK: memref.view {{.*}} to memref<3x8x132xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<3x8x132xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-4: nvgpu.device_async_copy {{.*}}, 1 : memref<256x64xf32>
+// CHECK: nvgpu.device_async_copy {{.*}}, 4 {bypassL1} : memref<64x256xf32>
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>,
+// CHECK-NEXT: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.if
+// CHECK-COUNT-4: nvgpu.device_async_copy {{.*}}, 1 :
+// CHECK: nvgpu.device_async_copy {{.*}}, 4 {bypassL1}
+// CHECK: }
+// CHECK-NEXT: nvvm.cp.async.commit.group
+// CHECK-COUNT-4: vector.load {{.*}} : memref<3x8x132xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-COUNT-16: vector.fma
+// CHECK: scf.yield
+// CHECK-COUNT-16: vector.store {{.*}} : memref<256x256xf32>, vector<4xf32>
+func.func @matmul(%c: memref<256x256xf32>, %a: memref<256x64xf32>, %b: memref<64x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<256x256xf32>)
+  linalg.matmul {ke.ffma = {block_m = 128 : i64, block_n = 128 : i64, k_tile = 8 : i64, stages = 3 : i64}}
+    ins(%a, %b : memref<256x64xf32>, memref<64x256xf32>) outs(%c : memref<256x256xf32>)
+  return
+}
+
+// -----
+
+// nn.Linear: B stored N x K is copied element-wise and written transposed
+// (no 16-byte copy); thread_n 16 gives 8 x 16 results per thread (warp
+// tiles of 32 x 128, four B vectors per K step); the bias and ReLU of the
+// marked consumer run on each result before it is stored, and the consumer
+// and its temporary are gone. A partial tile (M = 100, N = 200 in blocks of
+// 64 x 128; K = 300 in tiles of 8) zero-fills the copies past the operands
+// (a source size of 0) and guards the stores.
+// CHECK-LABEL: func.func @linear
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref.alloc
+// CHECK: memref.view {{.*}} to memref<2x8x68xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<2x8x132xf32, #gpu.address_space<workgroup>>
+// CHECK: arith.select
+// CHECK: nvgpu.device_async_copy {{.*}}, 1, %{{.*}} : memref<100x300xf32>
+// CHECK-NOT: bypassL1
+// CHECK: scf.for
+// CHECK-COUNT-2: vector.load {{.*}} : memref<2x8x68xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-COUNT-4: vector.load {{.*}} : memref<2x8x132xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-COUNT-32: vector.fma
+// CHECK: scf.yield
+// CHECK: scf.if
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK: vector.store {{.*}} : memref<100x200xf32>, vector<4xf32>
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (j)>
+func.func @linear(%out: memref<100x200xf32>, %x: memref<100x300xf32>, %w: memref<200x300xf32>, %bias: memref<200xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<100x200xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<100x200xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    {ke.ffma = {block_m = 64 : i64, block_n = 128 : i64, k_tile = 8 : i64, stages = 2 : i64, thread_n = 16 : i64}}
+    ins(%x, %w : memref<100x300xf32>, memref<200x300xf32>) outs(%t : memref<100x200xf32>)
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} {ke.ffma.epilogue}
+    ins(%t, %bias : memref<100x200xf32>, memref<200xf32>) outs(%out : memref<100x200xf32>) {
+  ^bb0(%v: f32, %bb: f32, %o: f32):
+    %s = arith.addf %v, %bb : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  }
+  memref.dealloc %t : memref<100x200xf32>
+  return
+}
+
+// -----
+
+// N = 53 is no multiple of 4: each result is stored on its own, guarded.
+// A stored K x M is copied 16 bytes at a time along M (M = 64).
+// CHECK-LABEL: func.func @odd
+// CHECK: nvgpu.device_async_copy {{.*}}, 4 {bypassL1} : memref<16x64xf32>
+// CHECK-NOT: vector.store
+// CHECK: memref.store {{.*}} : memref<64x53xf32>
+func.func @odd(%c: memref<64x53xf32>, %a: memref<16x64xf32>, %b: memref<16x53xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x53xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+    {ke.ffma = {block_m = 32 : i64, block_n = 64 : i64, k_tile = 8 : i64, stages = 2 : i64}}
+    ins(%a, %b : memref<16x64xf32>, memref<16x53xf32>) outs(%c : memref<64x53xf32>)
+  return
+}
+
+// -----
+
+func.func @thread_n(%c: memref<64x64xf32>, %a: memref<64x64xf32>, %b: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
+  // expected-error @+1 {{ke.ffma: thread_n must be 8 or 16}}
+  linalg.matmul {ke.ffma = {block_m = 32 : i64, block_n = 64 : i64, k_tile = 8 : i64, stages = 2 : i64, thread_n = 12 : i64}}
+    ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
+  return
+}
+
+// -----
+
+func.func @block(%c: memref<64x64xf32>, %a: memref<64x64xf32>, %b: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
+  // expected-error @+1 {{ke.ffma: block 48x64 is not made of 32x64 warp tiles (at most 32 warps)}}
+  linalg.matmul {ke.ffma = {block_m = 48 : i64, block_n = 64 : i64, k_tile = 8 : i64, stages = 2 : i64}}
+    ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
+  return
+}
+
+// -----
+
+func.func @stages(%c: memref<64x64xf32>, %a: memref<64x64xf32>, %b: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
+  // expected-error @+1 {{ke.ffma: k_tile must be 1-32, stages at least 2, group_m positive}}
+  linalg.matmul {ke.ffma = {block_m = 32 : i64, block_n = 64 : i64, k_tile = 8 : i64, stages = 1 : i64}}
+    ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
+  return
+}
+
+// -----
+
+func.func @f16(%c: memref<64x64xf32>, %a: memref<64x64xf16>, %b: memref<64x64xf16>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
+  // expected-error @+1 {{ke.ffma: f32 operands only}}
+  linalg.matmul {ke.ffma = {block_m = 32 : i64, block_n = 64 : i64, k_tile = 8 : i64, stages = 2 : i64}}
+    ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf32>)
+  return
+}
+
+// -----
+
+func.func @missing(%c: memref<64x64xf32>, %a: memref<64x64xf32>, %b: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
+  // expected-error @+1 {{k_tile}}
+  linalg.matmul {ke.ffma = {block_m = 32 : i64, block_n = 64 : i64, stages = 2 : i64}}
+    ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
+  return
+}

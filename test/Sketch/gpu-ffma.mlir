@@ -1,0 +1,58 @@
+// gpu.ffma takes f32 matmuls, batch matmuls and channels-last convolutions
+// on CUDA targets (not on ROCm: cp.async). Its knobs: block tiles (multiples
+// of the 32 x 64 warp tile, none past the first that covers the extent),
+// 8 or 16 columns per thread, K rows per stage, stages, grouped
+// rasterization; the script marks the op for ke-gpu-ffma-matmuls. Where
+// its default blocks fill the GPU it gives the untuned default (the
+// compile line names it), elsewhere gpu.tile does.
+// RUN: ke-opt sketches %s --target cuda:sm_90 | FileCheck %s
+// RUN: ke-opt sketches %s --target rocm:gfx942 | FileCheck %s --check-prefix=ROCM
+// RUN: ke-opt compile %s --target cuda:sm_90 --emit=asm -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULT
+
+// CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
+// CHECK-NEXT: // sketch gpu.ffma
+// CHECK-NEXT: // knob block.m: 32 64 [128] 256
+// CHECK-NEXT: // knob block.n: 64 [128] 256
+// CHECK-NEXT: // knob thread.n: [8] 16
+// CHECK-NEXT: // knob k.tile: 4 [8] 16 32
+// CHECK-NEXT: // knob stages: 2 3 [4] 5
+// CHECK-NEXT: // knob group.m: 1 4 [8] 16
+// CHECK: transform.param.constant {block_m = 128 : i64, block_n = 128 : i64, k_tile = 8 : i64, stages = 4 : i64, group_m = 8 : i64, thread_n = 8 : i64}
+// CHECK: transform.annotate {{.*}} "ke.ffma"
+// CHECK: // sketch gpu.tile
+// ROCM-NOT: gpu.ffma
+// DEFAULT: linalg.matmul (gpu.ffma)
+func.func @large(%a: tensor<2048x512xf32>, %b: tensor<512x2048xf32>) -> tensor<2048x2048xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2048x2048xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<2048x512xf32>, tensor<512x2048xf32>) outs(%c : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  return %r : tensor<2048x2048xf32>
+}
+
+// A small one: 4 x 2 blocks of 32 x 64 at most; gpu.tile's default.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
+// CHECK-NEXT: // sketch gpu.ffma
+// CHECK-NEXT: // knob block.m: [32] 64 128
+// CHECK-NEXT: // knob block.n: [64] 128
+// DEFAULT: linalg.matmul (gpu.tile)
+func.func @small(%a: tensor<100x300xf32>, %b: tensor<300x100xf32>) -> tensor<100x100xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<100x100xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<100x100xf32>) -> tensor<100x100xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<100x300xf32>, tensor<300x100xf32>) outs(%c : tensor<100x100xf32>) -> tensor<100x100xf32>
+  return %r : tensor<100x100xf32>
+}
+
+// A channels-last convolution is an implicit GEMM.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.conv_2d_nhwc_hwcf
+// CHECK-NEXT: // sketch gpu.ffma
+// DEFAULT: linalg.conv_2d_nhwc_hwcf (gpu.ffma)
+func.func @conv(%i: tensor<32x58x58x64xf32>, %f: tensor<3x3x64x64xf32>) -> tensor<32x56x56x64xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x56x56x64xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<32x56x56x64xf32>) -> tensor<32x56x56x64xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%i, %f : tensor<32x58x58x64xf32>, tensor<3x3x64x64xf32>) outs(%c : tensor<32x56x56x64xf32>) -> tensor<32x56x56x64xf32>
+  return %r : tensor<32x56x56x64xf32>
+}
