@@ -317,3 +317,29 @@ def test_exact_comparison_counts_what_the_tolerance_rejects():
     assert abs(got["max"] - 0.0625) < 1e-9
     assert exact.compare(torch, reference, reference, 1e-2) == {
         "max": 0.0, "mean": 0.0, "outside": 0}
+
+
+def test_bounds_count_the_gemm_and_read_eager_times(problem, tmp_path):
+    """bounds.py: an nn.Linear of 64 x 4096 -> 8 is 2 x 64 x 4096 x 8
+    FLOPs (the bias and ReLU are not contractions) and moves at least its
+    input, weights, bias and output; eager's time comes from a markdown
+    row or a results folder, and a problem eager beats the f32 bound is
+    counted as such."""
+    import bounds
+    flops, nbytes = bounds.count(torch, problem)
+    assert flops == 2 * 64 * 4096 * 8
+    assert nbytes == 4 * (64 * 4096 + 8 * 4096 + 8 + 64 * 8)
+    table = tmp_path / "t.md"
+    table.write_text("## other\n| level9/1_Linear_ReLU | correct | 9.0 | 1.0 | 0.11 |\n"
+                     "## fp32\n| level9/1_Linear_ReLU | correct | 5.0 | 2.5 | 0.5 |\n")
+    assert bounds.read_eager(str(table), "## fp32") == {"level9/1_Linear_ReLU": 2.5}
+    (tmp_path / "results.jsonl").write_text(json.dumps(
+        {"name": "level9/1_Linear_ReLU", "times": {"eager": 2e-6, "ke": 4e-6}}) + "\n")
+    assert bounds.read_eager(str(tmp_path)) == {"level9/1_Linear_ReLU": 2.0}
+    rows = tmp_path / "rows.json"
+    bounds.main([problem.path, "--eager", str(tmp_path), "--json", str(rows)])
+    [row] = json.loads(rows.read_text())
+    # 4.2 MFLOP at 66.9 TFLOP/s is 0.06 us, 1.2 MB at 4.8 TB/s 0.26 us:
+    # eager's 2 us is slower than the bound.
+    assert row["bound_us"] == pytest.approx(nbytes / 4800e9 * 1e6)
+    assert row["eager_us"] == 2.0
