@@ -28,19 +28,18 @@ LogicalResult checkWgmmaFit(WgmmaMatmul &mm) {
     return op->emitError("ke.wgmma: a convolution's channels must be a "
                          "multiple of ")
            << mm.kTile();
-  // wgmma transposes only 16-bit operands in shared memory: TF32 needs B
-  // K-major, stored N x K.
-  if (mm.element.isF32() && (!mm.transposedB || mm.transposedA))
-    return op->emitError("ke.wgmma: TF32 takes A stored M x K and B N x K "
-                         "only");
+  // (TF32 operands stored K x M or K x N are transposed by a kernel of
+  // their own first: wgmma transposes only 16-bit tiles.)
   // The sketch checks these; a hand-written attribute gets the same rules.
   // Partial tiles are zero-filled and their stores masked; every row of
   // every operand must start 16 bytes aligned for cp.async.
   // (A's rows run along K, or along M when it is stored K x M; B's along N,
   // or K when stored N x K; the result is stored in pairs.)
   int64_t vector = kCopyBytes / mm.elementBytes();
-  if ((mm.transposedA ? mm.m : mm.k) % vector ||
-      (mm.transposedB ? mm.k : mm.n) % vector || mm.n % 2)
+  bool aKMajor = !mm.transposedA || mm.element.isF32(),
+       bKMajor = mm.transposedB || mm.element.isF32();
+  if ((aKMajor ? mm.k : mm.m) % vector || (bKMajor ? mm.k : mm.n) % vector ||
+      mm.n % 2)
     return op->emitError("ke.wgmma: the rows of A and B must be multiples "
                          "of ")
            << vector << " elements (16 bytes) and N even, not " << mm.m << "x"

@@ -93,13 +93,18 @@ private:
   /// With split_k: the kernel that adds the partial sums up, in split
   /// order, adds the fill's value, applies the epilogue and stores.
   void buildSplitReduction();
+  /// A kernel that stores `matrix` ([batch x] rows x cols) transposed into a
+  /// new scratch buffer of the host function, which it returns: 32 x 32
+  /// tiles through shared memory, read and written along rows.
+  Value transposeToScratch(Value matrix);
 
   WgmmaMatmul mm;
   Value warpgroup;
   /// With split_k: the block's split (grid z) and the partial sums.
   Value splitId, partials;
-  /// B as the GEMM sees it (see asMatrix).
-  Value bMatrix;
+  /// A and B as the kernel reads them (see asMatrix; for TF32, transposed
+  /// copies where they are stored K x M or K x N).
+  Value aMatrix, bMatrix;
   Value aTiles, bTiles, sharedBase;
   LLVM::LLVMStructType accType;
 };
@@ -190,9 +195,9 @@ void WgmmaKernelBuilder::copyTiles(Value kTile, Value stage) {
     }
   };
   if (mm.transposedA)
-    copyMnMajor(mm.a, aTiles, mm.blockM, mBase, mm.m);
+    copyMnMajor(aMatrix, aTiles, mm.blockM, mBase, mm.m);
   else
-    copyKMajor(mm.a, aTiles, mm.blockM, mBase, mm.m, mm.conv.has_value());
+    copyKMajor(aMatrix, aTiles, mm.blockM, mBase, mm.m, mm.conv.has_value());
   if (mm.transposedB)
     copyKMajor(bMatrix, bTiles, mm.blockN, nBase, mm.n, false);
   else
@@ -348,8 +353,98 @@ void WgmmaKernelBuilder::buildSplitReduction() {
                             ValueRange{row, col});
 }
 
+Value WgmmaKernelBuilder::transposeToScratch(Value matrix) {
+  constexpr int64_t kTile = 32, kRowsPerPass = 8;
+  auto type = cast<MemRefType>(matrix.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  SmallVector<int64_t> transposed(shape);
+  std::swap(transposed[transposed.size() - 2], transposed.back());
+  Value scratch = b.create<memref::AllocOp>(
+      MemRefType::get(transposed, type.getElementType()));
+  int64_t tileBytes = kTile * (kTile + 1) * mm.elementBytes();
+  auto launch = b.create<gpu::LaunchOp>(
+      index(llvm::divideCeil(cols, kTile)), index(llvm::divideCeil(rows, kTile)),
+      index(mm.batch), index(kTile), index(kRowsPerPass), index(1),
+      b.create<arith::ConstantIntOp>(b.getI32Type(), tileBytes));
+  OpBuilder::InsertionGuard guard(b);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToStart(&body);
+  b.create<gpu::TerminatorOp>();
+  b.setInsertionPointToStart(&body);
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+  Value dynamic = b.create<gpu::DynamicSharedMemoryOp>(MemRefType::get(
+      {ShapedType::kDynamic}, b.getI8Type(), AffineMap(), workgroup));
+  // A padded row: the column reads of the second pass hit 32 banks.
+  Value tile = b.create<memref::ViewOp>(
+      MemRefType::get({kTile, kTile + 1}, type.getElementType(), AffineMap(),
+                      workgroup),
+      dynamic, index(0), ValueRange{});
+  Value tx = launch.getThreadIds().x, ty = launch.getThreadIds().y;
+  Value rowBase = b.create<arith::MulIOp>(launch.getBlockIds().y, index(kTile));
+  Value colBase = b.create<arith::MulIOp>(launch.getBlockIds().x, index(kTile));
+  Value batchIndex = launch.getBlockIds().z;
+  auto guarded = [&](Value row, Value col, int64_t rowExtent,
+                     int64_t colExtent, llvm::function_ref<void()> body) {
+    Value inside = b.create<arith::AndIOp>(
+        b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, row,
+                                index(rowExtent)),
+        b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, col,
+                                index(colExtent)));
+    auto ifOp = b.create<scf::IfOp>(inside, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    body();
+  };
+  auto indices = [&](Value row, Value col) {
+    SmallVector<Value> all = {row, col};
+    if (shape.size() == 3)
+      all.insert(all.begin(), batchIndex);
+    return all;
+  };
+  // Rows ty + 8 i of the tile, each thread one column: along the stored
+  // rows in both passes.
+  for (int64_t i = 0; i < kTile / kRowsPerPass; ++i) {
+    Value r = b.create<arith::AddIOp>(ty, index(i * kRowsPerPass));
+    Value row = b.create<arith::AddIOp>(rowBase, r);
+    Value col = b.create<arith::AddIOp>(colBase, tx);
+    guarded(row, col, rows, cols, [&] {
+      Value v = b.create<memref::LoadOp>(matrix, indices(row, col));
+      b.create<memref::StoreOp>(v, tile, ValueRange{r, tx});
+    });
+  }
+  b.create<gpu::BarrierOp>();
+  for (int64_t i = 0; i < kTile / kRowsPerPass; ++i) {
+    Value c = b.create<arith::AddIOp>(ty, index(i * kRowsPerPass));
+    Value col = b.create<arith::AddIOp>(colBase, c);
+    Value row = b.create<arith::AddIOp>(rowBase, tx);
+    guarded(col, row, cols, rows, [&] {
+      Value v = b.create<memref::LoadOp>(tile, ValueRange{tx, c});
+      b.create<memref::StoreOp>(v, scratch, indices(col, row));
+    });
+  }
+  return scratch;
+}
+
 void WgmmaKernelBuilder::build() {
   MLIRContext *ctx = b.getContext();
+  // TF32: wgmma transposes only 16-bit tiles in shared memory, so an f32
+  // operand stored K x M or K x N is first transposed by a kernel of its
+  // own into a scratch buffer (about 8% of a 4096^3 GEMM's time, against
+  // copying each element transposed into the tiles, which halved its
+  // speed). Weights that do not change would be transposed once; here
+  // every call pays.
+  aMatrix = mm.a;
+  bMatrix = asMatrix(mm.b);
+  if (mm.element.isF32() && mm.transposedA) {
+    aMatrix = transposeToScratch(aMatrix);
+    mm.transposedA = false;
+  }
+  if (mm.element.isF32() && !mm.transposedB) {
+    bMatrix = transposeToScratch(bMatrix);
+    mm.transposedB = true;
+  }
   // The partial sums of a split K live in a buffer of the host function
   // (a scratch buffer the runners allocate, ke/Codegen/GpuKernel.h).
   if (mm.splitK > 1)
@@ -397,7 +492,6 @@ void WgmmaKernelBuilder::build() {
       b.create<arith::AddIOp>(pad, index(mm.stages * mm.aStageBytes())),
       ValueRange{});
 
-  bMatrix = asMatrix(mm.b);
 
   // Prologue: tiles 0 .. stages - 3, a group each. With split_k, tile t of
   // this block's part is the operands' tile split * kTiles + t.

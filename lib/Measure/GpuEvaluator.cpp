@@ -73,10 +73,14 @@ bool ke::isBigReference(Operation *anchor,
 }
 
 /// True for a contraction (a linalg op with a reduction loop whose body
-/// multiplies) of f32 inputs: what a +tf32 target runs in TF32.
+/// multiplies) or a convolution of f32 inputs: what a +tf32 target runs in
+/// TF32.
 static bool isF32Contraction(Operation *anchor) {
   auto op = dyn_cast<linalg::LinalgOp>(anchor);
-  return op && linalg::isaContractionOpInterface(op) &&
+  // Convolutions too: gpu.wgmma runs channels-last ones as implicit GEMMs.
+  return op &&
+         (linalg::isaContractionOpInterface(op) ||
+          linalg::isaConvolutionOpInterface(op)) &&
          llvm::all_of(op.getDpsInputs(), [](Value input) {
            return getElementTypeOrSelf(input.getType()).isF32();
          });

@@ -115,19 +115,22 @@ public:
     MmaContraction *c = &gemm->c;
     if (c->a != c->b || !c->c.isF32())
       return false;
-    // f32 on TF32 tensor cores only where the user allowed it, and with B
-    // stored N x K: wgmma transposes only 16-bit operands.
-    bool tf32 = c->a.isF32() && target.allowTF32 && !target.tf32x3 &&
-                c->transposedB && !c->transposedA;
+    // f32 on TF32 tensor cores only where the user allowed it (operands
+    // stored K x M or K x N are transposed by a kernel of their own first:
+    // wgmma transposes only 16-bit tiles).
+    bool tf32 = c->a.isF32() && target.allowTF32 && !target.tf32x3;
     if (!c->a.isF16() && !c->a.isBF16() && !tf32)
       return false;
     // Partial tiles are zero-filled and masked; rows must start 16 bytes
     // aligned for cp.async.
     // (A's rows run along K, or M when stored K x M; B's along N, or K when
     // stored N x K; the result is stored in pairs.)
+    // (TF32 operands are read with K innermost: transposed first where
+    // they are stored the other way.)
     int64_t vector = 128 / c->a.getIntOrFloatBitWidth();
-    return (c->transposedA ? c->m : c->k) % vector == 0 &&
-           (c->transposedB ? c->k : c->n) % vector == 0 && c->n % 2 == 0 &&
+    bool aKMajor = !c->transposedA || tf32, bKMajor = c->transposedB || tf32;
+    return (aKMajor ? c->k : c->m) % vector == 0 &&
+           (bKMajor ? c->k : c->n) % vector == 0 && c->n % 2 == 0 &&
            c->batch <= 65535;
   }
 

@@ -177,8 +177,7 @@ func.func @transposed_a(%c: memref<128x128xf32>, %a: memref<128x128xbf16>, %b: m
 
 // TF32 (f32 operands; the sketch marks them only on +tf32 targets): B
 // stored N x K, K tiles of 32 f32 elements (128-byte rows), four
-// m64nNk8 per tile; B N x K only, as wgmma transposes only 16-bit
-// operands.
+// m64nNk8 per tile.
 // CHECK-LABEL: func.func @tf32
 // CHECK: memref.view {{.*}} to memref<3x128x32xf32, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.device_async_copy {{.*}}, 4 {bypassL1}
@@ -189,6 +188,37 @@ func.func @tf32(%c: memref<128x128xf32>, %a: memref<128x128xf32>, %b: memref<128
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
     {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64}}
     ins(%a, %b : memref<128x128xf32>, memref<128x128xf32>) outs(%c : memref<128x128xf32>)
+  return
+}
+
+// -----
+
+// TF32 with A stored K x M and B K x N: wgmma transposes only 16-bit
+// tiles, so each is first transposed by a kernel of its own (32 x 32 tiles
+// through 32 x 33 f32 of shared memory, 32 x 8 threads) into a scratch
+// buffer of the host function, which the GEMM kernel reads K-major with
+// 16-byte copies (A "row", B "col").
+// CHECK-LABEL: func.func @tf32_transposed
+// CHECK: %[[AT:.*]] = memref.alloc() : memref<128x64xf32>
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c32{{.*}}, {{.*}} = %c8{{.*}}, {{.*}}) dynamic_shared_memory_size %c4224_i32
+// CHECK: memref.view {{.*}} to memref<32x33xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: memref.store {{.*}}, %[[AT]]
+// CHECK: %[[BT:.*]] = memref.alloc() : memref<128x64xf32>
+// CHECK: gpu.launch
+// CHECK: memref.store {{.*}}, %[[BT]]
+// CHECK: gpu.launch
+// CHECK: memref.view {{.*}} to memref<3x128x32xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<3x128x32xf32, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy %[[AT]]{{.*}}, 4 {bypassL1}
+// CHECK: nvgpu.device_async_copy %[[BT]]{{.*}}, 4 {bypassL1}
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+func.func @tf32_transposed(%c: memref<128x128xf32>, %a: memref<64x128xf32>, %b: memref<64x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+    {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64}}
+    ins(%a, %b : memref<64x128xf32>, memref<64x128xf32>) outs(%c : memref<128x128xf32>)
   return
 }
 
@@ -251,13 +281,14 @@ func.func @epilogue(%out: memref<128x256xbf16>, %a: memref<128x64xbf16>, %b: mem
 // x 16 output pixels, N the 64 filters, K the 3 x 3 taps' 128 channels. A
 // is copied from the input pixel (n, 2 oh + kh, 2 ow + kw) of each row's
 // output pixel, 64 channels of one tap per K tile; the filter is a
-// 1152 x 64 matrix (B stored K x N), the output a 512 x 64 one, both
-// collapsed in the kernel; the epilogue (bias per filter, ReLU, f16) reads
-// its bias through the consumer's map over (n, oh, ow, f).
+// 1152 x 64 matrix (B stored K x N, collapsed before the kernel), the
+// output a 512 x 64 one (collapsed in the kernel); the epilogue (bias per
+// filter, ReLU, f16) reads its bias through the consumer's map over
+// (n, oh, ow, f).
 // CHECK-LABEL: func.func @conv
+// CHECK: memref.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : memref<3x3x128x64xf16> into memref<1152x64xf16>
 // CHECK: gpu.launch
-// CHECK-DAG: memref.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : memref<3x3x128x64xf16> into memref<1152x64xf16>
-// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: %[[C2:.*]] = arith.constant 2 : index
 // CHECK: %[[OH:.*]] = arith.muli %{{.*}}, %[[C2]] : index
 // CHECK: %[[H:.*]] = arith.addi %[[OH]], %{{.*}} : index
 // CHECK: nvgpu.device_async_copy %{{.*}}[%{{.*}}, %[[H]], %{{.*}}, %{{.*}}], %{{.*}}, 8 {bypassL1} : memref<2x33x33x128xf16> to memref<3x128x64xf16, #gpu.address_space<workgroup>>
@@ -332,16 +363,6 @@ func.func @unaligned_rows(%c: memref<128x128xf32>, %a: memref<128x60xbf16>, %b: 
 
 // -----
 
-func.func @f32_operands(%c: memref<128x128xf32>, %a: memref<128x64xf32>, %b: memref<64x128xf32>) {
-  %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
-  // expected-error @below {{ke.wgmma: TF32 takes A stored M x K and B N x K only}}
-  linalg.matmul {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64}}
-    ins(%a, %b : memref<128x64xf32>, memref<64x128xf32>) outs(%c : memref<128x128xf32>)
-  return
-}
-
-// -----
 
 func.func @missing_knob(%c: memref<128x128xf32>, %a: memref<128x64xbf16>, %b: memref<64x128xbf16>) {
   %zero = arith.constant 0.0 : f32

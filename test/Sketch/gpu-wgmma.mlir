@@ -53,15 +53,16 @@ func.func @linear_relu(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>, %bias
   return %g : tensor<256x256xbf16>
 }
 
-// f32 operands: CUDA cores without +tf32; with it, B stored K x N stays on
-// mma.sync (wgmma transposes only 16-bit operands in shared memory) ...
+// f32 operands: CUDA cores without +tf32; with it, wgmma in TF32, B stored
+// K x N too (its tiles transposed as they are copied: wgmma transposes only
+// 16-bit operands in shared memory) ...
 // CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
 // CHECK-NOT: gpu.wgmma
 // CHECK: // sketch gpu.tile
 // TF32-LABEL: // -----// workload {{.*}} linalg.matmul
 // TF32: // -----// workload {{.*}} linalg.matmul
 // TF32: // -----// workload {{.*}} linalg.matmul
-// TF32-NEXT: // sketch gpu.mma
+// TF32-NEXT: // sketch gpu.wgmma
 func.func @f32(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>) -> tensor<256x256xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<256x256xf32>
