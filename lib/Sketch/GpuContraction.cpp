@@ -173,14 +173,31 @@ LoopNestDescription ke::describeConvGemmNest(ArrayRef<int64_t> loops,
   return d;
 }
 
-std::string ke::emitMarkScript(Operation *anchor, StringRef rule,
-                               const KnobAssignment &knobs, StringRef mark,
-                               StringRef knobDictionary, StringRef builder) {
+SmallVector<int64_t> ke::coveringTileChoices(int64_t extent, int64_t first) {
+  SmallVector<int64_t> choices;
+  for (int64_t tile = first; tile <= 256; tile *= 2) {
+    choices.push_back(tile);
+    if (tile >= extent)
+      break;
+  }
+  return choices;
+}
+
+std::string
+ke::emitMarkScript(Operation *anchor, StringRef rule,
+                   const KnobAssignment &knobs, StringRef mark,
+                   ArrayRef<std::pair<StringRef, int64_t>> markKnobs,
+                   StringRef builder) {
+  std::string knobDictionary = "{";
+  for (auto [i, knob] : llvm::enumerate(markKnobs))
+    knobDictionary += (i ? ", " : "") + knob.first.str() + " = " +
+                      std::to_string(knob.second) + " : i64";
+  knobDictionary += "}";
   ScriptWriter w;
   w.comment(("sketch " + rule + ": " + knobs.str()).str());
   std::string op = w.match(anchor->getName().getStringRef(), kAnchorAttr);
   std::string knobParam = w.fresh("knobs");
-  w.line(knobParam + " = transform.param.constant " + knobDictionary.str() +
+  w.line(knobParam + " = transform.param.constant " + knobDictionary +
          " -> !transform.any_param");
   w.comment((builder + " builds the kernel from the mark").str());
   w.line("transform.annotate " + op + " \"" + mark.str() + "\" = " +

@@ -89,13 +89,20 @@ struct TensorCoreGemm {
 std::optional<TensorCoreGemm> analyzeTensorCoreGemm(mlir::Operation *anchor);
 
 /// The script of a sketch whose kernel a lowering pass builds (gpu.wgmma,
-/// gpu.mfma): the anchor annotated `mark` = `knobDictionary` (the text of
-/// a dictionary of i64 knobs), its fused consumer, if any, `mark`.epilogue,
-/// and the function bufferized. `builder` names the pass in a comment.
-std::string emitMarkScript(mlir::Operation *anchor, llvm::StringRef rule,
-                           const KnobAssignment &knobs, llvm::StringRef mark,
-                           llvm::StringRef knobDictionary,
-                           llvm::StringRef builder);
+/// gpu.mfma, gpu.ffma): the anchor annotated `mark` = a dictionary of the
+/// i64 `markKnobs` in their order, its fused consumer, if any,
+/// `mark`.epilogue, and the function bufferized. `builder` names the pass
+/// in a comment.
+std::string
+emitMarkScript(mlir::Operation *anchor, llvm::StringRef rule,
+               const KnobAssignment &knobs, llvm::StringRef mark,
+               ArrayRef<std::pair<llvm::StringRef, int64_t>> markKnobs,
+               llvm::StringRef builder);
+
+/// Block tile choices along an extent: powers of two from `first` up to
+/// 256, none past the first that covers the extent (the last tile may be
+/// partial).
+SmallVector<int64_t> coveringTileChoices(int64_t extent, int64_t first);
 
 /// The tiles of a tensor-core matmul's nest, in the matmul's (m, n, k).
 struct MmaNestTiles {

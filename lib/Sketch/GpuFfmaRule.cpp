@@ -74,18 +74,6 @@ FfmaTiles tilesFor(const KnobAssignment &knobs) {
           knobs.get("group.m", kDefaultGroupM), knobs.get("thread.n", 8)};
 }
 
-/// Block tiles along an extent from `first` up, none past the first that
-/// covers it (the last tile may be partial).
-SmallVector<int64_t> tileChoices(int64_t extent, int64_t first) {
-  SmallVector<int64_t> choices;
-  for (int64_t tile = first; tile <= 256; tile *= 2) {
-    choices.push_back(tile);
-    if (tile >= extent)
-      break;
-  }
-  return choices;
-}
-
 class GpuFfmaRule final : public SketchRule {
 public:
   llvm::StringRef getName() const override { return "gpu.ffma"; }
@@ -121,9 +109,9 @@ public:
     MmaContraction c = analyzeTensorCoreGemm(anchor)->c;
     auto [blockM, blockN] = defaultBlock(c, target);
     KnobSpace space;
-    space.knobs.push_back(makeKnob("block.m", tileChoices(c.m, kWarpM), blockM));
+    space.knobs.push_back(makeKnob("block.m", coveringTileChoices(c.m, kWarpM), blockM));
     space.knobs.push_back(
-        makeKnob("block.n", tileChoices(c.n, kWarpThreadsN * 8), blockN));
+        makeKnob("block.n", coveringTileChoices(c.n, kWarpThreadsN * 8), blockN));
     space.knobs.push_back(makeKnob("thread.n", {8, 16}, 8));
     space.knobs.push_back(makeKnob("k.tile", {4, 8, 16, 32}, 8));
     space.knobs.push_back(makeKnob("stages", {2, 3, 4, 5}, 4));
@@ -162,15 +150,14 @@ public:
   std::string emitScript(Operation *anchor, const TargetDescription &target,
                          const KnobAssignment &knobs) const override {
     FfmaTiles t = tilesFor(knobs);
-    return emitMarkScript(
-        anchor, getName(), knobs, "ke.ffma",
-        llvm::formatv("{{block_m = {0} : i64, block_n = {1} : i64, k_tile = "
-                      "{2} : i64, stages = {3} : i64, group_m = {4} : i64, "
-                      "thread_n = {5} : i64}",
-                      t.blockM, t.blockN, t.kTile, t.stages, t.groupM,
-                      t.threadN)
-            .str(),
-        "ke-gpu-ffma-matmuls");
+    return emitMarkScript(anchor, getName(), knobs, "ke.ffma",
+                          {{"block_m", t.blockM},
+                           {"block_n", t.blockN},
+                           {"k_tile", t.kTile},
+                           {"stages", t.stages},
+                           {"group_m", t.groupM},
+                           {"thread_n", t.threadN}},
+                          "ke-gpu-ffma-matmuls");
   }
 
   LoopNestDescription

@@ -99,18 +99,6 @@ uint64_t emulationBytes(const TargetDescription &target, int64_t waves,
   return target.emulateMfma ? waves * kWaveSize * 8 * elementBytes : 0;
 }
 
-/// Block tiles along an extent: 32 to 256, none past the first that covers
-/// it (the last tile may be partial).
-SmallVector<int64_t> tileChoices(int64_t extent) {
-  SmallVector<int64_t> choices;
-  for (int64_t tile : {32, 64, 128, 256}) {
-    choices.push_back(tile);
-    if (tile >= extent)
-      break;
-  }
-  return choices;
-}
-
 class GpuMfmaRule final : public SketchRule {
 public:
   llvm::StringRef getName() const override { return "gpu.mfma"; }
@@ -138,8 +126,8 @@ public:
                          const TargetDescription &target) const override {
     MmaContraction c = analyzeTensorCoreGemm(anchor)->c;
     KnobSpace space;
-    space.knobs.push_back(makeKnob("block.m", tileChoices(c.m), 128));
-    space.knobs.push_back(makeKnob("block.n", tileChoices(c.n), 128));
+    space.knobs.push_back(makeKnob("block.m", coveringTileChoices(c.m, 32), 128));
+    space.knobs.push_back(makeKnob("block.n", coveringTileChoices(c.n, 32), 128));
     space.knobs.push_back(makeKnob("waves.m", {1, 2, 4}, 2));
     space.knobs.push_back(makeKnob("waves.n", {1, 2, 4}, 2));
     space.knobs.push_back(makeKnob("k.tile", {16, 32, 64}, 32));
@@ -188,15 +176,14 @@ public:
   std::string emitScript(Operation *anchor, const TargetDescription &target,
                          const KnobAssignment &knobs) const override {
     MfmaTiles t = tilesFor(knobs);
-    return emitMarkScript(
-        anchor, getName(), knobs, "ke.mfma",
-        llvm::formatv("{{block_m = {0} : i64, block_n = {1} : i64, waves_m = "
-                      "{2} : i64, waves_n = {3} : i64, k_tile = {4} : i64, "
-                      "group_m = {5} : i64}",
-                      t.blockM, t.blockN, t.wavesM, t.wavesN, t.kTile,
-                      t.groupM)
-            .str(),
-        "ke-gpu-mfma-matmuls");
+    return emitMarkScript(anchor, getName(), knobs, "ke.mfma",
+                          {{"block_m", t.blockM},
+                           {"block_n", t.blockN},
+                           {"waves_m", t.wavesM},
+                           {"waves_n", t.wavesN},
+                           {"k_tile", t.kTile},
+                           {"group_m", t.groupM}},
+                          "ke-gpu-mfma-matmuls");
   }
 
   LoopNestDescription

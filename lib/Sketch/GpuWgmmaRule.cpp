@@ -82,18 +82,6 @@ std::optional<TensorCoreGemm> analyzeGemm(Operation *anchor) {
   return g;
 }
 
-/// Block tiles along an extent: 64, 128, 256, none past the first that
-/// covers it (the last tile may be partial).
-SmallVector<int64_t> tileChoices(int64_t extent) {
-  SmallVector<int64_t> choices;
-  for (int64_t tile : {64, 128, 256}) {
-    choices.push_back(tile);
-    if (tile >= extent)
-      break;
-  }
-  return choices;
-}
-
 bool isSm90a(const TargetDescription &target) {
   return target.family == TargetFamily::Cuda && target.chip == "sm_90a";
 }
@@ -138,14 +126,14 @@ public:
                          const TargetDescription &target) const override {
     MmaContraction c = analyzeGemm(anchor)->c;
     KnobSpace space;
-    space.knobs.push_back(makeKnob("block.m", tileChoices(c.m), 128));
+    space.knobs.push_back(makeKnob("block.m", coveringTileChoices(c.m, 64), 128));
     // 128 x 256 blocks are the fastest where there are enough of them for
     // the SMs; fewer tiles take 128 x 128 (twice the blocks).
     int64_t wideTiles =
         llvm::divideCeil(c.m, 128) * llvm::divideCeil(c.n, 256) * c.batch;
     int64_t defaultN =
         wideTiles >= int64_t(target.gpu.multiprocessors) ? 256 : 128;
-    space.knobs.push_back(makeKnob("block.n", tileChoices(c.n), defaultN));
+    space.knobs.push_back(makeKnob("block.n", coveringTileChoices(c.n, 64), defaultN));
     SmallVector<int64_t> stages;
     for (int64_t s : {3, 4, 5, 6})
       if (s - 2 <= llvm::divideCeil(c.k, kTile(c.a)))
@@ -211,16 +199,15 @@ public:
   std::string emitScript(Operation *anchor, const TargetDescription &target,
                          const KnobAssignment &knobs) const override {
     WgmmaTiles t = tilesFor(knobs);
-    std::string split =
-        t.splitK > 1 ? llvm::formatv(", split_k = {0} : i64", t.splitK).str()
-                     : "";
-    return emitMarkScript(
-        anchor, getName(), knobs, "ke.wgmma",
-        llvm::formatv("{{block_m = {0} : i64, block_n = {1} : i64, stages = "
-                      "{2} : i64, group_m = {3} : i64{4}}",
-                      t.blockM, t.blockN, t.stages, t.groupM, split)
-            .str(),
-        "ke-gpu-wgmma-matmuls");
+    SmallVector<std::pair<llvm::StringRef, int64_t>> mark = {
+        {"block_m", t.blockM},
+        {"block_n", t.blockN},
+        {"stages", t.stages},
+        {"group_m", t.groupM}};
+    if (t.splitK > 1)
+      mark.push_back({"split_k", t.splitK});
+    return emitMarkScript(anchor, getName(), knobs, "ke.wgmma", mark,
+                          "ke-gpu-wgmma-matmuls");
   }
 
   LoopNestDescription
