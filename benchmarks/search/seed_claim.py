@@ -15,6 +15,7 @@ checkpoints and wall times, from the logs; the re-timed ratio) and, with
 --plot, draws best time against trials and against wall time.
 
     python3 benchmarks/search/seed_claim.py --plot docs/seed-claim-cpu.png
+    python3 benchmarks/search/seed_claim.py --from-json runs.json --plot p.png
 """
 import argparse
 import csv
@@ -70,6 +71,10 @@ def main():
     parser.add_argument("--workdir", default=os.path.join(BUILD, "seed-claim"))
     parser.add_argument("--plot", help="write a PNG of the curves here")
     parser.add_argument("--out", help="write the results as JSON here")
+    parser.add_argument("--from-json",
+                        help="tabulate and plot the results an earlier --out wrote "
+                             "(no tuning, no re-timing: records go stale when the "
+                             "lowering changes)")
     parser.add_argument("--reuse", action="store_true",
                         help="take runs whose database and log are in --workdir "
                              "as they are (re-time only)")
@@ -78,7 +83,10 @@ def main():
     strategies = [("evolution", ["--trials", str(args.trials), "--explore", str(args.trials)]),
                   ("droplet", ["--trials", "400", "--explore", "300"])]
     results = []
-    for name, path, op in PROBLEMS:
+    if args.from_json:
+        with open(args.from_json) as f:
+            results = json.load(f)
+    for name, path, op in PROBLEMS if not args.from_json else []:
         if args.only and args.only not in name:
             continue
         runs = {}
