@@ -32,13 +32,11 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.environ.get("KE_BUILD_DIR", os.path.join(ROOT, "build"))
-KE_OPT = os.environ.get("KE_OPT", os.path.join(BUILD, "tools", "ke-opt", "ke-opt"))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from ke_cli import BUILD, ROOT, ke  # noqa: E402
 SUITE = os.path.join(ROOT, "benchmarks", "suite", "full")
 L3_BYTES = 32 << 20
 
@@ -70,13 +68,6 @@ def te_problem(name):
         b = te.placeholder((4096,), name="B")
         return [x, g, b, topi.nn.layer_norm(x, g, b, axis=[1], epsilon=1e-5)]
     raise ValueError(name)
-
-
-def ke(*cmd):
-    result = subprocess.run([KE_OPT, *cmd], capture_output=True, text=True)
-    if result.returncode != 0:
-        sys.exit(f"ke-opt {' '.join(cmd)} failed:\n{result.stderr[-3000:]}")
-    return json.loads(result.stdout)
 
 
 def ke_best_seconds(path, db):

@@ -22,12 +22,10 @@ import csv
 import json
 import os
 import statistics
-import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.environ.get("KE_BUILD_DIR", os.path.join(ROOT, "build"))
-KE_OPT = os.environ.get("KE_OPT", os.path.join(BUILD, "tools", "ke-opt", "ke-opt"))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from ke_cli import BUILD, ROOT, ke  # noqa: E402
 PROBLEMS = [
     ("BERT QKV matmul (realistic/small)",
      os.path.join(ROOT, "benchmarks", "realistic", "small", "bert_qkv.mlir"), "linalg.matmul"),
@@ -36,13 +34,6 @@ PROBLEMS = [
      "linalg.conv_2d_nhwc_hwcf"),
 ]
 CHECKPOINTS = [100, 300, 400, 1000, 3000, 10000]
-
-
-def ke(*cmd):
-    result = subprocess.run([KE_OPT, *cmd], capture_output=True, text=True)
-    if result.returncode != 0:
-        sys.exit(f"ke-opt {' '.join(cmd)} failed:\n{result.stderr[-3000:]}")
-    return json.loads(result.stdout)
 
 
 def read_log(path, op):
