@@ -62,6 +62,11 @@ def main():
     parser.add_argument("--trials", type=int, default=40)
     parser.add_argument("--explore", type=int, default=30)
     parser.add_argument("--gpus", default="2", help="comma-separated rank counts")
+    parser.add_argument("--extra-runs", default="",
+                        help="more one-GPU runs before the others, as "
+                             "NAME=FLAGS,... (FLAGS: `ke-opt tune` flags "
+                             "joined by '+'), e.g. "
+                             "servers1=--live-measuring-servers=1")
     parser.add_argument("--rounds", type=int, default=0,
                         help="ke-opt bench re-timings of every run's bests "
                              "(0: compare the runs' own best times)")
@@ -71,22 +76,31 @@ def main():
     files = [p if p.endswith(".mlir") else os.path.join(args.dir, p + ".mlir")
              for p in args.problems.split(",")]
 
+    # (name, GPUs, extra flags): "1" is the one-GPU baseline.
+    configs = [("1", 1, [])]
+    for extra in filter(None, args.extra_runs.split(",")):
+        name, _, flags = extra.partition("=")
+        configs.append((name, 1, flags.split("+")))
+    configs += [(g, int(g), []) for g in args.gpus.split(",")]
     runs = {}
-    for gpus in [1] + [int(g) for g in args.gpus.split(",")]:
-        db = os.path.join(args.workdir, f"gpus{gpus}.db")
-        records = os.path.join(args.workdir, f"gpus{gpus}.jsonl")
-        for path in (db, db + "-wal", db + "-shm", records):
+    for name, gpus, flags in configs:
+        db = os.path.join(args.workdir, f"gpus{name}.db")
+        records = os.path.join(args.workdir, f"gpus{name}.jsonl")
+        # Every candidate's elapsed time: where the ranks wait (rounds'
+        # build latency, rank 0's search between batches) shows as gaps.
+        convergence = os.path.join(args.workdir, f"gpus{name}.csv")
+        for path in (db, db + "-wal", db + "-shm", records, convergence):
             if os.path.exists(path):
                 os.remove(path)
         cmd = [ke_opt, "tune", *files, "--target", args.target,
                "--trials", str(args.trials), "--explore", str(args.explore),
                "--seed", str(args.seed), "--db", db, "--records", records,
-               "--no-progress"]
+               "--log", convergence, "--no-progress", *flags]
         if gpus > 1:
             # One rank per GPU; unbound, so that each builds on its share of
             # the cores.
             cmd = [mpirun, "-n", str(gpus), "--bind-to", "none"] + cmd
-        log(f"tuning {len(files)} problems on {gpus} GPU(s)")
+        log(f"tuning {len(files)} problems on {gpus} GPU(s) {' '.join(flags)}")
         start = time.time()
         summary = run(cmd, env=mpi_env if gpus > 1 else None)
         wall = time.time() - start
@@ -98,7 +112,7 @@ def main():
                     measured_by[r.get("measured_by", "one process")] += 1
         bests = {w["key"]: w["best_seconds"] for w in summary["workloads"]
                  if w.get("best_seconds")}
-        runs[gpus] = {"db": db, "wall_seconds": wall, "trials": summary["trials"],
+        runs[name] = {"gpus": gpus, "flags": flags, "db": db, "log": convergence, "wall_seconds": wall, "trials": summary["trials"],
                       "best_seconds": bests,
                       "search_seconds": summary["search_seconds"],
                       # Over the whole run (references, MPI start) and over
@@ -107,20 +121,21 @@ def main():
                       "search_trials_per_minute": summary["trials_per_minute"],
                       "jobs": summary.get("jobs"), "ranks": summary.get("ranks", 1),
                       "measured_by": dict(measured_by), "bench": []}
-        log(f"  {summary['trials']} trials in {wall:.1f} s: {json.dumps(runs[gpus])}")
+        log(f"  {summary['trials']} trials in {wall:.1f} s: {json.dumps(runs[name])}")
         if args.out:
             with open(args.out, "w") as f:
                 json.dump({"partial": True, "runs": runs}, f, indent=2)
     for _ in range(args.rounds):
-        for gpus, r in runs.items():
+        for r in runs.values():
             bench = run([ke_opt, "bench", *files, "--target", args.target, "--db", r["db"]])
             r["bench"].append({w["key"]: w["tuned"]["seconds"] for w in bench["workloads"]
                                if "tuned" in w and w["tuned"]["status"] == "none"})
-    one = runs[1]
-    for gpus, r in runs.items():
+    one = runs["1"]
+    for r in runs.values():
         if not args.rounds:
             r["bench"] = [r["best_seconds"]]
-    for gpus, r in runs.items():
+    for r in runs.values():
+        gpus = r["gpus"]
         keys = set.intersection(*(set(b) for b in r["bench"] + one["bench"]))
         ratios = [statistics.median(b[k] for b in r["bench"]) /
                   statistics.median(b[k] for b in one["bench"]) for k in sorted(keys)]
@@ -131,7 +146,7 @@ def main():
         r["search_throughput_vs_n_times_one"] = (
             r["search_trials_per_minute"] / (gpus * one["search_trials_per_minute"]))
     result = {"problems": files, "target": args.target, "trials": args.trials,
-              "runs": {str(k): v for k, v in runs.items()}}
+              "runs": runs}
     print(json.dumps(result, indent=2))
     if args.out:
         with open(args.out, "w") as f:

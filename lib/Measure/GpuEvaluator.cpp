@@ -317,6 +317,20 @@ template <typename Runtime> struct DeviceSteps {
   /// and the input sets uploaded for the first, then load, check and time
   /// as run() does. False when the device may be unusable after it (a
   /// launch error: a fault poisons the context), so the server ends.
+  /// The server's warm-up: opens the device (driver, context) before the
+  /// first binary is built. A failure is left to the first request, which
+  /// tries again and reports it.
+  void openSession(Session &session) {
+    if (session.device)
+      return;
+    llvm::Expected<std::unique_ptr<Device>> device =
+        Runtime::open(options.deviceOrdinal);
+    if (device)
+      session.device = std::move(*device);
+    else
+      llvm::consumeError(device.takeError());
+  }
+
   bool runInSession(Session &session, const GpuKernelBinary &binary,
                     std::optional<double> bestSeconds) {
     if (!session.device) {
@@ -433,8 +447,8 @@ LogicalResult GpuEvaluator::runDeviceReference(Operation *anchor,
 }
 
 GpuEvaluator::~GpuEvaluator() {
-  if (activeServer == server.get())
-    activeServer = nullptr;
+  if (server)
+    getServerPool().remove(*server);
 }
 
 /// The server's session of `Runtime`'s family. In the server's memory
@@ -445,7 +459,34 @@ static typename DeviceSteps<Runtime>::Session &getServerSession() {
   return session;
 }
 
-ServingChild *GpuEvaluator::activeServer = nullptr;
+ServingChildPool &GpuEvaluator::getServerPool() {
+  static ServingChildPool pool(4);
+  return pool;
+}
+
+ServingChild *GpuEvaluator::getMeasuringServer() {
+  if (!options.measuringServer)
+    return nullptr;
+  if (!server)
+    server = std::make_unique<ServingChild>(
+        [this](llvm::StringRef request, llvm::raw_ostream &report) {
+          return serveMeasurement(request, report);
+        },
+        [this] {
+          runDeviceSteps(target, llvm::nulls(), *cpu, referenceOutputs,
+                         options, [&](auto &device) {
+                           using Steps =
+                               std::remove_reference_t<decltype(device)>;
+                           device.openSession(getServerSession<
+                                              typename Steps::RuntimeType>());
+                         });
+        });
+  ServingChildPool &pool = getServerPool();
+  pool.setCapacity(options.liveMeasuringServers);
+  pool.use(*server);
+  server->ensureStarted();
+  return server.get();
+}
 
 bool GpuEvaluator::serveMeasurement(llvm::StringRef request,
                                     llvm::raw_ostream &report) {
@@ -495,22 +536,12 @@ ChildResult GpuEvaluator::measureBuilt(llvm::StringRef path,
           return 0;
         },
         options.timeoutSeconds);
-  if (!server)
-    server = std::make_unique<ServingChild>(
-        [this](llvm::StringRef request, llvm::raw_ostream &report) {
-          return serveMeasurement(request, report);
-        });
-  // One server at a time holds a device context and input sets: another
-  // workload's is stopped (and started again when its workload's turn
-  // comes).
-  if (activeServer && activeServer != server.get())
-    activeServer->stop();
-  activeServer = server.get();
+  ServingChild *measuring = getMeasuringServer();
   std::string request;
   llvm::raw_string_ostream(request) << llvm::json::Value(llvm::json::Object{
       {"path", path},
       {"best", best ? llvm::json::Value(*best) : llvm::json::Value(nullptr)}});
-  return server->call(request, options.timeoutSeconds);
+  return measuring->call(request, options.timeoutSeconds);
 }
 
 CandidateRecord GpuEvaluator::evaluate(const Schedule &schedule,
@@ -543,6 +574,8 @@ void GpuEvaluator::evaluateBatch(llvm::ArrayRef<Schedule> schedules,
         llvm::sys::fs::remove(path);
   });
   unsigned jobs = options.jobs ? options.jobs : getDefaultBuildJobs();
+  // Forked before the builds: the server opens the device while they run.
+  getMeasuringServer();
 
   runBuildAndMeasure(
       count, jobs,

@@ -99,6 +99,8 @@ bool ServingChild::start(std::string &why) {
         close(null);
       }
     }
+    if (warmUp)
+      warmUp();
     while (true) {
       uint64_t size = 0;
       if (!readAll(requests[0], &size, sizeof(size)))
@@ -152,6 +154,11 @@ void ServingChild::reap(ChildResult &result, bool killIt) {
     result.status = ChildResult::Status::Exited;
     result.exitCode = WEXITSTATUS(status);
   }
+}
+
+bool ServingChild::ensureStarted() {
+  std::string why;
+  return pid > 0 || start(why);
 }
 
 void ServingChild::stop() {
@@ -232,4 +239,20 @@ ChildResult ServingChild::call(llvm::StringRef request,
   }
   result.seconds = elapsed();
   return result;
+}
+
+void ServingChildPool::use(ServingChild &child) {
+  remove(child);
+  children.push_back(&child);
+  // `child` counts as running: it is about to serve. The others beyond the
+  // capacity are stopped, not forgotten: a stopped child forks again on its
+  // next call.
+  unsigned running = 1;
+  for (auto it = std::next(children.rbegin()); it != children.rend(); ++it)
+    if ((*it)->isRunning() && ++running > std::max(1u, capacity))
+      (*it)->stop();
+}
+
+void ServingChildPool::remove(ServingChild &child) {
+  llvm::erase(children, &child);
 }

@@ -284,6 +284,56 @@ TEST(ServingChildTest, CrashesHangsAndRefusalsEndTheChildNotTheParent) {
   EXPECT_EQ(child.getNumStarts(), 4u);
 }
 
+TEST(ServingChildTest, WarmUpRunsInTheChildBeforeTheFirstRequest) {
+  // The warm-up's state is the child's: every request of one child sees it,
+  // a child forked again warms up again, the parent never runs it.
+  unsigned warmUps = 0;
+  ServingChild child(
+      [&](llvm::StringRef request, llvm::raw_ostream &os) {
+        os << warmUps;
+        return request != "last";
+      },
+      [&] { ++warmUps; });
+  EXPECT_FALSE(child.isRunning());
+  EXPECT_TRUE(child.ensureStarted());
+  EXPECT_TRUE(child.isRunning());
+  EXPECT_TRUE(child.ensureStarted()); // the same child
+  EXPECT_EQ(child.call("a", 10).report, "1");
+  EXPECT_EQ(child.call("last", 10).report, "1");
+  EXPECT_FALSE(child.isRunning());
+  EXPECT_EQ(child.call("b", 10).report, "1");
+  EXPECT_EQ(child.getNumStarts(), 2u);
+  EXPECT_EQ(warmUps, 0u);
+}
+
+TEST(ServingChildTest, PoolStopsTheLeastRecentlyUsedBeyondItsCapacity) {
+  auto echo = [](llvm::StringRef request, llvm::raw_ostream &os) {
+    os << request;
+    return true;
+  };
+  ServingChild a(echo), b(echo), c(echo);
+  ServingChildPool pool(2);
+  for (ServingChild *child : {&a, &b}) {
+    pool.use(*child);
+    ASSERT_TRUE(child->ensureStarted());
+  }
+  pool.use(a); // b is now the least recently used
+  ASSERT_TRUE(c.ensureStarted());
+  pool.use(c);
+  EXPECT_TRUE(a.isRunning());
+  EXPECT_FALSE(b.isRunning());
+  EXPECT_TRUE(c.isRunning());
+  // A stopped child starts again on its next call.
+  pool.use(b);
+  EXPECT_FALSE(a.isRunning());
+  EXPECT_TRUE(b.call("again", 10).succeeded());
+  pool.remove(c);
+  EXPECT_EQ(pool.getChildren().size(), 2u);
+  pool.setCapacity(1);
+  pool.use(b);
+  EXPECT_TRUE(b.isRunning());
+}
+
 TEST(MeasurementTest, MedianAndRepeats) {
   EXPECT_EQ(median({3, 1, 2}), 2);
   EXPECT_EQ(median({4, 1, 3, 2}), 2.5);

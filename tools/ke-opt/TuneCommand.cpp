@@ -87,6 +87,13 @@ static cl::opt<bool> measuringServer(
              "keeps the device context and input sets (default); "
              "--measuring-server=false starts a child per candidate"),
     cl::init(true), cl::sub(getTuneCommand()));
+static cl::opt<unsigned> liveMeasuringServers(
+    "live-measuring-servers",
+    cl::desc("GPU targets: measuring servers (one per workload) kept "
+             "running at once, each with a device context and its input "
+             "sets on the device; the least recently used beyond it is "
+             "stopped (default 4; lower it on a GPU with little memory)"),
+    cl::init(4), cl::sub(getTuneCommand()));
 static cl::opt<unsigned> transferSamples(
     "transfer-samples",
     cl::desc("Warm-start each workload's cost model with up to this many "
@@ -141,6 +148,8 @@ static TuneOptions getTuneOptions(bool gpu, int device,
   options.evaluator.deviceOrdinal = device;
   options.evaluator.jobs = jobs;
   options.evaluator.measuringServer = measuringServer;
+  options.evaluator.liveMeasuringServers =
+      std::max(1u, liveMeasuringServers.getValue());
   // Ranks that share a node share its cores: each builds on its part.
   if (world && !jobs && world->getLocalSize() > 1)
     options.evaluator.jobs = std::max(
@@ -349,6 +358,8 @@ int ke::runTuneCommand() {
                              // in the measuring child).
                              {"measuring_server",
                               gpu && options.evaluator.measuringServer},
+                             {"live_measuring_servers",
+                              options.evaluator.liveMeasuringServers},
                              {"jobs", gpu ? (options.evaluator.jobs
                                                      ? options.evaluator.jobs
                                                      : getDefaultBuildJobs())

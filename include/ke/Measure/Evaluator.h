@@ -108,6 +108,12 @@ struct EvaluatorOptions {
   /// Parallel builds); a crash, hang or device fault ends it and the next
   /// candidate starts another. False: a new child per candidate.
   bool measuringServer = true;
+  /// Measuring servers (of this process's GPU evaluators, one per workload)
+  /// kept running at once; the least recently used beyond it is stopped.
+  /// Each holds a device context and its workload's input sets on the
+  /// device, so a tuner moving between a few workloads does not pay the
+  /// driver, the context and the uploads every round.
+  unsigned liveMeasuringServers = 4;
 };
 
 /// The builds a GPU evaluator runs at once by default: the host's cores but

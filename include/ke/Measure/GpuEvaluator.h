@@ -104,10 +104,15 @@ private:
   llvm::ArrayRef<std::optional<HostBuffer>> referenceOutputs;
   std::vector<std::optional<HostBuffer>> ownedReferenceOutputs;
   CandidateRecord referenceRecord;
-  /// The measuring server (forked at the first measurement).
+  /// The measuring server: forked when a batch begins (it opens the
+  /// device while the batch's candidates build) and kept between batches
+  /// while it is among the process's recently used servers.
   std::unique_ptr<ServingChild> server;
-  /// The one server of this process that may hold a device context.
-  static ServingChild *activeServer;
+  /// The measuring server, started now unless it runs (when the options
+  /// ask for one), and marked the most recently used.
+  ServingChild *getMeasuringServer();
+  /// The servers of this process that may hold a device context at once.
+  static ServingChildPool &getServerPool();
 };
 
 } // namespace ke
