@@ -4,9 +4,7 @@
 
 #include "ke/Codegen/CpuPipeline.h"
 
-#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -102,28 +100,20 @@ void applyThreadCounts(ModuleOp module) {
   });
 }
 
-/// Runs `steps` on `module`; with `deallocateAfterBufferization`, the
-/// buffer deallocation pipeline follows one-shot-bufferize, preceded by
-/// buffer-results-to-out-params with `resultsToOutParams`.
+/// Runs `steps` on `module`; with `resultsToOutParams`,
+/// buffer-results-to-out-params follows one-shot-bufferize (before the
+/// pipeline's buffer deallocation: functions that return tensors then
+/// write into buffers their callers pass).
 LogicalResult runPasses(ModuleOp module, ArrayRef<PassStep> steps,
-                        bool deallocateAfterBufferization,
                         bool resultsToOutParams = false) {
   PassManager pm(module->getName());
   for (const PassStep &step : steps) {
     addPasses(pm, step);
-    // Functions that return tensors return buffers the callee owns or
-    // copies (bufferization.clone, lowered to alloc and copy).
-    if (deallocateAfterBufferization &&
-        getPassArgument(step) == "one-shot-bufferize") {
-      if (resultsToOutParams) {
-        bufferization::BufferResultsToOutParamsPassOptions outParams;
-        outParams.hoistStaticAllocs = true;
-        outParams.modifyPublicFunctions = true;
-        pm.addPass(
-            bufferization::createBufferResultsToOutParamsPass(outParams));
-      }
-      bufferization::buildBufferDeallocationPipeline(pm);
-      pm.addPass(createConvertBufferizationToMemRefPass());
+    if (resultsToOutParams && getPassArgument(step) == "one-shot-bufferize") {
+      bufferization::BufferResultsToOutParamsPassOptions outParams;
+      outParams.hoistStaticAllocs = true;
+      outParams.modifyPublicFunctions = true;
+      pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
     }
   }
   return pm.run(module);
@@ -167,7 +157,6 @@ LogicalResult ke::lowerModuleToLLVM(ModuleOp module,
     return module.emitError("the CPU pipeline has no scf-forall-to-for step; "
                             "lowerModuleToLLVM needs updating");
   if (failed(runPasses(module, ArrayRef<PassStep>(steps.begin(), forall),
-                       /*deallocateAfterBufferization=*/true,
                        options.resultsToOutParams)))
     return failure();
   FailureOr<bool> parallel = convertForallLoops(module, options.openmp);
@@ -175,10 +164,9 @@ LogicalResult ke::lowerModuleToLLVM(ModuleOp module,
     return failure();
   if (*parallel) {
     PassStep openmp{[] { return createConvertSCFToOpenMPPass(); }};
-    if (failed(runPasses(module, openmp, false)))
+    if (failed(runPasses(module, openmp)))
       return failure();
   }
   applyThreadCounts(module);
-  return runPasses(module, ArrayRef<PassStep>(std::next(forall), steps.end()),
-                   false);
+  return runPasses(module, ArrayRef<PassStep>(std::next(forall), steps.end()));
 }

@@ -8,6 +8,7 @@
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
@@ -52,6 +53,21 @@ ke::getCpuLoweringPasses(const CpuLoweringOptions &options) {
   add(createKernelBufferizePass);
   add([] { return createCanonicalizerPass(); });
   add([] { return createCSEPass(); });
+  // Bufferization allocates the temporaries a schedule leaves (a row
+  // block's exponentials, a copy before a write) and frees none: without
+  // this, each call of a kernel leaked them (64 MiB per call of the suite's
+  // 4096 x 4096 softmax) and paid fresh pages for them on every call.
+  // Upstream's buffer-deallocation-pipeline, less its realloc expansion
+  // (nothing here reallocates); returned buffers stay the caller's.
+  add([] { return bufferization::createOwnershipBasedBufferDeallocationPass(); });
+  add([] { return createCanonicalizerPass(); });
+  add([] { return bufferization::createBufferDeallocationSimplificationPass(); });
+  add([] { return bufferization::createLowerDeallocationsPass(); });
+  add([] { return createCSEPass(); });
+  add([] { return createCanonicalizerPass(); });
+  // bufferization.clone (a returned buffer the callee does not own) as an
+  // alloc and a copy.
+  add([] { return createConvertBufferizationToMemRefPass(); });
   // Fully unrolled transfers need no stack temporaries: the loop form
   // allocas a buffer per iteration and overflows the stack.
   add([] {
