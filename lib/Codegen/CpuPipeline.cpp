@@ -27,11 +27,21 @@
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
 LogicalResult ke::applySchedule(ModuleOp kernel, ModuleOp script) {
+  // Scripts run ke's passes by name (transform.apply_registered_pass in
+  // cpu.softmax's): registered here, since a library or tool that applies
+  // schedules need not register ke's passes itself.
+  static const bool registered = [] {
+    if (!PassInfo::lookup("ke-fresh-unread-inits"))
+      registerFreshUnreadInitsPass();
+    return true;
+  }();
+  (void)registered;
   Operation *entry = transform::detail::findTransformEntryPoint(
       script, script, transform::TransformDialect::kTransformEntryPointSymbolName);
   if (!entry)

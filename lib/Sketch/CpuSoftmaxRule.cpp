@@ -63,8 +63,21 @@ public:
     space.knobs.push_back(makeThreadsKnob(cores, parallelByDefault));
     int64_t rows = type.getDimSize(0);
     Knob tile{"forall.d0", tileCandidates(rows, rows), 0};
+    // By default a block's rows, their exponentials and their results fit
+    // in half of a core's share of L2: each part sweeps the block before the next, and a
+    // block of a thread's whole share (2048 rows of 4096 at 4096 x 4096)
+    // went to memory between parts and allocated 32 MiB per call.
+    int64_t rowBytes = std::max<int64_t>(
+        1, type.getNumElements() / std::max<int64_t>(1, rows) *
+               std::max(1u, type.getElementTypeBitWidth() / 8));
+    uint64_t l2PerCore =
+        target.cpu.l2Bytes / std::max(1u, target.cpu.l2SharedByCores);
+    int64_t fitting =
+        std::max<int64_t>(1, int64_t(l2PerCore / 2) / (3 * rowBytes));
     tile.defaultIndex = nearestChoice(
-        tile.choices, parallelByDefault ? llvm::divideCeil(rows, cores) : rows);
+        tile.choices,
+        std::min<int64_t>(parallelByDefault ? llvm::divideCeil(rows, cores) : rows,
+                 fitting));
     space.knobs.push_back(tile);
     // Elements of a row handled at once: one to four vectors.
     int64_t cols = type.getShape().back();
@@ -88,6 +101,16 @@ public:
     w.line(llvm::formatv("{0} = transform.structured.decompose_interface {1} "
                          ": (!transform.any_op) -> !transform.any_op",
                          parts, softmax));
+    // The exponentials are decomposed into the softmax's output, as the
+    // divide is: in one loop over row blocks they would share its block,
+    // and bufferization would copy the output block into a buffer of their
+    // own on every iteration. They write every element and read none.
+    w.comment("the exponentials into a tensor of their own, not the output");
+    std::string func = w.match("func.func");
+    w.line(llvm::formatv("{0} = transform.apply_registered_pass "
+                         "\"ke-fresh-unread-inits\" to {1} : "
+                         "(!transform.any_op) -> !transform.any_op",
+                         w.fresh("func"), func));
     // The divide (the last part, which decompose_interface returns) is
     // tiled into rows across threads and the other parts are fused into
     // that loop, so that a thread's intermediates (the row max, the
@@ -184,9 +207,11 @@ public:
     if (rank > 1)
       for (const std::string &fill : {fused[1], fused[4]})
         tileFor(fill, sizes.fillTiles);
+    // fold_tensor_empty: the exponentials' block becomes a tensor.empty of
+    // the block's size in the loop, not a slice of a whole-tensor buffer.
     w.vectorizeFunction(
         {"vector.lower_multi_reduction lowering_strategy = \"innerreduction\"",
-         "canonicalization"});
+         "canonicalization", "tensor.fold_tensor_empty"});
     return w.finish();
   }
 
