@@ -1,9 +1,10 @@
 //===- FreshUnreadInits.cpp - tensor.empty for inits nobody reads ---------===//
 //
-// ke-fresh-unread-inits (ke/Codegen/Passes.td): a generic that writes every
-// element of an init without reading it gets a tensor.empty in its place,
-// so that tiling and fusion do not tie its result to another op's
-// destination (a copy per block after bufferization).
+// ke-fresh-unread-inits (ke/Codegen/Passes.td): of the generics that write
+// into one destination, each but the last that writes every element
+// without reading it gets a tensor.empty in its place, so that tiling and
+// fusion do not tie its result to the last one's destination (a copy per
+// block after bufferization).
 //
 //===----------------------------------------------------------------------===//
 

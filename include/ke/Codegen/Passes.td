@@ -64,8 +64,9 @@ def FreshUnreadInitsPass : Pass<"ke-fresh-unread-inits"> {
     result without the init's values. Where several generics of a block
     take one value as their init, each such generic but the last gets a
     tensor.empty of the same shape instead (the last keeps the
-    destination: the function's result is written there). cpu.softmax runs it from its script right after
-    decomposing the softmax (`transform.apply_registered_pass`):
+    destination: the function's result is written there). cpu.softmax runs
+    it from its script right after decomposing the softmax
+    (`transform.apply_registered_pass`):
     decomposition writes the exponentials into the softmax's output, as the
     divide does, so that once both are tiled into one loop over row blocks
     the exponentials' block was the output's block, and bufferization
