@@ -67,6 +67,33 @@ def models(torch):
     ]
 
 
+def gemm_models(torch):
+    """Tensor-core GEMMs (`--gemms`): on sm_90a targets their tiles are
+    loaded by TMA, whose tensor maps the model runtime encodes at each call.
+    Partial tiles (4000 x 3000 x 2000), a batch, split K, B stored N x K
+    with a fused bias + exact GELU to bf16."""
+    bf16 = torch.bfloat16
+    problems = os.path.join(HERE, "problems")
+    f32 = lambda a: a.float()  # noqa: E731
+    return [
+        ("matmul_bf16_partial",
+         os.path.join(problems, "matmul_bf16_4000x3000x2000.mlir"),
+         [((4000, 2000), bf16), ((2000, 3000), bf16)],
+         lambda a, b: f32(a) @ f32(b), 1e-4),
+        ("bmm_bf16", os.path.join(problems, "bmm_bf16_32x1024x1024x128.mlir"),
+         [((32, 1024, 128), bf16), ((32, 128, 1024), bf16)],
+         lambda a, b: torch.bmm(f32(a), f32(b)), 1e-4),
+        ("matmul_bf16_split_k",
+         os.path.join(problems, "matmul_bf16_256x256x131072.mlir"),
+         [((256, 131072), bf16), ((131072, 256), bf16)],
+         lambda a, b: f32(a) @ f32(b), 1e-4),
+        ("mlp_bf16", os.path.join(problems, "mlp_bf16_4096x4096x16384.mlir"),
+         [((4096, 4096), bf16), ((16384, 4096), bf16), ((16384,), bf16)],
+         lambda x, w, b: torch.nn.functional.gelu(f32(x) @ f32(w).T + f32(b))
+         .to(bf16), 1e-2),
+    ]
+
+
 def relative_error(torch, actual, expected):
     actual, expected = actual.double(), expected.double()
     norm = torch.linalg.vector_norm(expected).item()
@@ -102,6 +129,10 @@ def main():
     parser.add_argument("--trials", type=int, default=0,
                         help="tune each model first (0: default schedules)")
     parser.add_argument("--only", default="")
+    parser.add_argument("--target", help="ke's target (default: cuda:sm_XY "
+                        "of the device)")
+    parser.add_argument("--gemms", action="store_true",
+                        help="the tensor-core GEMMs instead of the models")
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     args = parser.parse_args()
     import torch
@@ -111,11 +142,12 @@ def main():
     ke_opt = bench.find_ke_opt(args.ke_opt, work)
     bench.use_carried_openmp()
     major, minor = torch.cuda.get_device_capability()
-    target = f"cuda:sm_{major}{minor}"
+    target = args.target or f"cuda:sm_{major}{minor}"
     flush = bench.make_flush(torch)
     device = torch.cuda.get_device_name()
     rows = []
-    for name, path, shapes, reference, tolerance in models(torch):
+    chosen = gemm_models(torch) if args.gemms else models(torch)
+    for name, path, shapes, reference, tolerance in chosen:
         if args.only and name not in args.only.split(","):
             continue
         row = {"model": name, "target": target}

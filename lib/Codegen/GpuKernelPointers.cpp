@@ -6,12 +6,16 @@
 
 #include "ke/Codegen/Passes.h"
 #include "GpuKernelABI.h"
+#include "ke/Codegen/GpuKernel.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 using namespace mlir;
 using ke::kKernelBufferAlignment;
+using ke::kTensorMapAlignment;
+using ke::kTensorMapBytes;
 
 namespace ke {
 #define GEN_PASS_DEF_GPUALIGNKERNELPOINTERSPASS
@@ -89,6 +93,16 @@ bool isReadOnlyPointer(Value pointer) {
   return true;
 }
 
+/// Whether `pointer` is only named as the tensor map of TMA bulk copies.
+bool isTensorMap(Value pointer) {
+  return !pointer.use_empty() &&
+         llvm::all_of(pointer.getUses(), [](OpOperand &use) {
+           auto copy = dyn_cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
+               use.getOwner());
+           return copy && copy.getTmaDescriptor() == use.get();
+         });
+}
+
 void annotateKernelPointerAlignment(ModuleOp module) {
   module.walk([](LLVM::LLVMFuncOp func) {
     if (func.isExternal() || !func->getParentOfType<gpu::GPUModuleOp>() ||
@@ -102,6 +116,20 @@ void annotateKernelPointerAlignment(ModuleOp module) {
       // Generic (0) or global (1) pointers only: buffers of the kernel.
       if (!pointer || pointer.getAddressSpace() > 1)
         continue;
+      if (isTensorMap(func.getArgument(i))) {
+        // A TMA tensor map is passed by value (128 bytes, 64-byte aligned,
+        // in the kernel's parameter space) and read in place: a grid
+        // constant, whose generic address (cvta.param) the bulk copies
+        // name. The runners pass the encoded map as the parameter.
+        func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                        TypeAttr::get(LLVM::LLVMArrayType::get(
+                            builder.getI8Type(), kTensorMapBytes)));
+        func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                        builder.getI64IntegerAttr(kTensorMapAlignment));
+        func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                        builder.getUnitAttr());
+        continue;
+      }
       func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
                       builder.getI64IntegerAttr(kKernelBufferAlignment));
       if (isReadOnlyPointer(func.getArgument(i)))

@@ -261,7 +261,7 @@ ke::lowerKernelToGpuBinary(ModuleOp kernel, const TargetDescription &target,
 
   GpuKernelBinary binary;
   FailureOr<std::vector<GpuLaunch>> launches =
-      readGpuLaunches(kernel, &binary.scratch);
+      readGpuLaunches(kernel, &binary.scratch, &binary.tensorMaps);
   if (failed(launches))
     return failure();
   binary.launches = std::move(*launches);

@@ -45,6 +45,10 @@ struct WgmmaMatmul : MarkedGemm {
   /// to a scratch buffer that a second kernel adds up in split order,
   /// applying the fill's value and the epilogue; 1: no split.
   int64_t splitK = 1;
+  /// Tiles copied by TMA (one thread issues each tile's bulk copies, an
+  /// mbarrier per stage counts their bytes) instead of by every thread's
+  /// cp.async; not for convolutions, whose A rows are gathered.
+  bool tma = false;
   int64_t warpgroups() const { return blockM / kInstrM; }
   int64_t threads() const { return warpgroups() * kWarpgroupThreads; }
   /// K elements per stage: one 128-byte swizzle row.
@@ -58,9 +62,11 @@ struct WgmmaMatmul : MarkedGemm {
   int64_t kTiles() const { return llvm::divideCeil(k, kTile()); }
   int64_t aStageBytes() const { return blockM * kSwizzleRowBytes; }
   int64_t bStageBytes() const { return blockN * kSwizzleRowBytes; }
-  /// The tiles and the slack that aligns them to a swizzle atom.
+  int64_t tileBytes() const { return stages * (aStageBytes() + bStageBytes()); }
+  /// The tiles, with TMA an 8-byte mbarrier per stage after them, and the
+  /// slack that aligns them to a swizzle atom.
   int64_t sharedBytes() const {
-    return stages * (aStageBytes() + bStageBytes()) + kSwizzleAtomBytes;
+    return tileBytes() + (tma ? 8 * stages : 0) + kSwizzleAtomBytes;
   }
 };
 

@@ -58,6 +58,9 @@ LogicalResult checkWgmmaFit(WgmmaMatmul &mm) {
            << mm.splitK << " does not split " << mm.kTiles()
            << " K tiles evenly into parts of at least " << mm.stages - 2
            << " (and a batch matmul's blocks along z are its batch)";
+  if (mm.tma && mm.conv)
+    return op->emitError("ke.wgmma: tma copies whole boxes, and a "
+                         "convolution's A rows are gathered from its input");
   if (mm.tileRows() > 65535)
     return op->emitError("ke.wgmma: ")
            << mm.tileRows() << " tile rows exceed the grid's y (65535)";
@@ -95,6 +98,8 @@ FailureOr<WgmmaMatmul> ke::analyzeWgmmaMatmul(linalg::LinalgOp op) {
     return op->emitError("ke.wgmma: group_m must be positive");
   if (auto split = knobs.getAs<IntegerAttr>("split_k"))
     mm.splitK = split.getInt();
+  if (auto tma = knobs.getAs<IntegerAttr>("tma"))
+    mm.tma = tma.getInt() != 0;
   if (failed(checkWgmmaFit(mm)))
     return failure();
   return mm;

@@ -16,13 +16,17 @@
 //     that wgmma's descriptors name (16-byte chunk c of row r stored at
 //     chunk c ^ (r % 8));
 //   prologue: tiles 0 .. stages - 3 copied with cp.async, a group each;
-//   k loop: wait for tile k (cp.async.wait_group stages - 3), fence the
-//     generic proxy's writes for the async proxy, barrier; four
+//     with tma = 1, thread 0 initializes an mbarrier per stage (after the
+//     tiles) and issues the tiles' TMA bulk copies instead, each stage's
+//     barrier expecting its bytes;
+//   k loop: wait for tile k (cp.async.wait_group stages - 3, then fence the
+//     generic proxy's writes for the async proxy; with TMA, the stage's
+//     mbarrier at phase (k / stages) & 1), barrier; four
 //     wgmma.mma_async m64n{block_n}k16 (k8 for TF32) per warpgroup on tile
 //     k, committed as
 //     one group; copy tile k + stages - 2 into the buffer of tile k - 2
-//     (every warpgroup finished it before the barrier); wait until one
-//     wgmma group is in flight;
+//     (every warpgroup finished it before the barrier; with TMA, thread 0
+//     alone); wait until one wgmma group is in flight;
 //   epilogue: wait for all; each thread stores its accumulators (the
 //     m16n8 layout per warp: row lane / 4 (+ 8), columns 2 (lane % 4) (+ 1)
 //     of each 8-column slab) as pairs, adding the fill's value and applying
@@ -32,7 +36,14 @@
 //     the parts in order, then does the same.
 //
 // Partial tiles: chunks past M, N or K are zero-filled (cp.async with a
-// source size of 0), pairs past M or N not stored. A convolution's A rows
+// source size of 0; TMA fills a box's elements out of bounds with zeros),
+// pairs past M or N not stored.
+//
+// TMA: the host function makes a tensor map of each operand (makeTensorMap,
+// GpuLaunches.h: the box of one tile, or of one 64-column slab of an
+// MN-major tile, in the same 128-byte swizzle), which the runners encode
+// with cuTensorMapEncodeTiled and pass by value (ke-gpu-align-kernel-
+// pointers makes those parameters grid constants). A convolution's A rows
 // are output pixels, each K tile one filter tap's 64 channels of an input
 // pixel.
 //
@@ -43,6 +54,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuLaunches.h"
 #include "GpuWgmma.h"
 
 #include "ke/Codegen/Passes.h"
@@ -85,6 +97,17 @@ private:
   Value swizzledColumn(Value row, Value chunk);
   /// cp.async of k tile `kTile` into buffer `stage`.
   void copyTiles(Value kTile, Value stage);
+  /// With tma: the host's tensor maps of A and B (the box of one tile, or
+  /// of one 64-column slab of an MN-major tile).
+  void makeTensorMaps();
+  /// With tma, in thread 0: the mbarrier of `stage` expects a stage's
+  /// bytes, and the bulk copies of k tile `kTile` into it are issued.
+  void loadTiles(Value kTile, Value stage);
+  /// The shared-memory pointer (!llvm.ptr<3>) at byte `offset` (i64) past
+  /// the tiles' base.
+  Value sharedPointer(Value offset);
+  /// Stage `stage`'s mbarrier.
+  Value stageBarrier(Value stage);
   /// The descriptor of the tile at shared byte address `address`.
   Value descriptor(Value address, uint64_t fields);
   /// One stage: kTile / instrK (four) wgmma steps on buffer `stage`.
@@ -106,6 +129,8 @@ private:
   /// copies where they are stored K x M or K x N).
   Value aMatrix, bMatrix;
   Value aTiles, bTiles, sharedBase;
+  /// With tma: the tensor maps (generic pointers, kernel parameters).
+  Value aMap, bMap;
   LLVM::LLVMStructType accType;
 };
 
@@ -202,6 +227,88 @@ void WgmmaKernelBuilder::copyTiles(Value kTile, Value stage) {
     copyKMajor(bMatrix, bTiles, mm.blockN, nBase, mm.n, false);
   else
     copyMnMajor(bMatrix, bTiles, mm.blockN, nBase, mm.n);
+}
+
+void WgmmaKernelBuilder::makeTensorMaps() {
+  int64_t slab = kSwizzleRowBytes / mm.elementBytes();
+  auto box = [&](Value matrix, std::initializer_list<int64_t> rowsCols) {
+    SmallVector<int64_t> dims(rowsCols);
+    if (cast<MemRefType>(matrix.getType()).getRank() == 3)
+      dims.insert(dims.begin(), 1);
+    return dims;
+  };
+  // K-major: block rows of one swizzle row of K; MN-major: K tile rows of
+  // one 64-column slab.
+  aMap = makeTensorMap(b, b.getLoc(), aMatrix,
+                       mm.transposedA ? box(aMatrix, {mm.kTile(), slab})
+                                      : box(aMatrix, {mm.blockM, mm.kTile()}));
+  bMap = makeTensorMap(b, b.getLoc(), bMatrix,
+                       mm.transposedB ? box(bMatrix, {mm.blockN, mm.kTile()})
+                                      : box(bMatrix, {mm.kTile(), slab}));
+}
+
+Value WgmmaKernelBuilder::sharedPointer(Value offset) {
+  Value address = b.create<arith::AddIOp>(sharedBase, offset);
+  return b.create<LLVM::IntToPtrOp>(
+      LLVM::LLVMPointerType::get(b.getContext(),
+                                 unsigned(NVVM::NVVMMemorySpace::Shared)),
+      address);
+}
+
+Value WgmmaKernelBuilder::stageBarrier(Value stage) {
+  Value stage64 = b.create<arith::IndexCastUIOp>(b.getI64Type(), stage);
+  return sharedPointer(b.create<arith::AddIOp>(
+      i64(mm.tileBytes()), b.create<arith::MulIOp>(stage64, i64(8))));
+}
+
+void WgmmaKernelBuilder::loadTiles(Value kTile, Value stage) {
+  Value barrier = stageBarrier(stage);
+  b.create<NVVM::MBarrierArriveExpectTxOp>(
+      Type(), barrier,
+      b.create<arith::ConstantIntOp>(b.getI32Type(),
+                                     mm.aStageBytes() + mm.bStageBytes()),
+      NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
+  auto i32 = [&](Value v) {
+    return b.create<arith::IndexCastUIOp>(b.getI32Type(), v).getResult();
+  };
+  Value kBase = i32(b.create<arith::MulIOp>(kTile, index(mm.kTile())));
+  Value stage64 = b.create<arith::IndexCastUIOp>(b.getI64Type(), stage);
+  Value aStage = b.create<arith::MulIOp>(stage64, i64(mm.aStageBytes()));
+  Value bStage = b.create<arith::AddIOp>(
+      i64(mm.stages * mm.aStageBytes()),
+      b.create<arith::MulIOp>(stage64, i64(mm.bStageBytes())));
+  // Coordinates innermost first: (column, row[, batch]) of the box's
+  // first element.
+  auto copy = [&](Value map, Value matrix, Value offset, Value column,
+                  Value row) {
+    SmallVector<Value> coordinates = {column, row};
+    if (cast<MemRefType>(matrix.getType()).getRank() == 3)
+      coordinates.push_back(i32(batchId));
+    // The classic form (sm_90): a shared::cluster destination, which a
+    // block's own shared::cta address is.
+    Value destination = b.create<LLVM::AddrSpaceCastOp>(
+        LLVM::LLVMPointerType::get(
+            b.getContext(), unsigned(NVVM::NVVMMemorySpace::SharedCluster)),
+        sharedPointer(offset));
+    b.create<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
+        destination, map, coordinates, barrier, ValueRange{},
+        /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
+        NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
+        /*group=*/nullptr, /*predicate=*/Value());
+  };
+  // An MN-major tile is 64-column slabs of kTile rows, each a box.
+  int64_t slab = kSwizzleRowBytes / mm.elementBytes();
+  int64_t slabBytes = mm.kTile() * kSwizzleRowBytes;
+  auto copyOperand = [&](Value map, Value matrix, Value offset, Value base,
+                         int64_t columns, bool kMajor) {
+    if (kMajor)
+      return copy(map, matrix, offset, kBase, i32(base));
+    for (int64_t j = 0; j < columns / slab; ++j)
+      copy(map, matrix, b.create<arith::AddIOp>(offset, i64(j * slabBytes)),
+           i32(b.create<arith::AddIOp>(base, index(j * slab))), kBase);
+  };
+  copyOperand(aMap, aMatrix, aStage, mBase, mm.blockM, !mm.transposedA);
+  copyOperand(bMap, bMatrix, bStage, nBase, mm.blockN, mm.transposedB);
 }
 
 Value WgmmaKernelBuilder::descriptor(Value address, uint64_t fields) {
@@ -450,6 +557,8 @@ void WgmmaKernelBuilder::build() {
   if (mm.splitK > 1)
     partials = b.create<memref::AllocOp>(
         MemRefType::get({mm.splitK, mm.m, mm.n}, b.getF32Type()));
+  if (mm.tma)
+    makeTensorMaps();
   auto launch = b.create<gpu::LaunchOp>(
       index(mm.tileCols()), index(mm.tileRows()),
       index(mm.splitK > 1 ? mm.splitK : mm.batch),
@@ -504,9 +613,31 @@ void WgmmaKernelBuilder::build() {
     return mm.splitK > 1 ? b.create<arith::AddIOp>(firstTile, tile).getResult()
                          : tile;
   };
-  for (int64_t t = 0; t < ahead; ++t) {
-    copyTiles(global(index(t)), index(t));
-    b.create<NVVM::CpAsyncCommitGroupOp>();
+  // With TMA, thread 0 sets up the stages' mbarriers (one arrival each:
+  // its own, with the bytes to expect) and issues every bulk copy.
+  Value leader;
+  if (mm.tma) {
+    leader = b.create<arith::CmpIOp>(arith::CmpIPredicate::eq, thread,
+                                     index(0));
+    auto init = b.create<scf::IfOp>(leader, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(init.thenBlock());
+      for (int64_t s = 0; s < mm.stages; ++s)
+        b.create<NVVM::MBarrierInitOp>(
+            stageBarrier(index(s)),
+            b.create<arith::ConstantIntOp>(b.getI32Type(), 1), Value());
+      // The initialized barriers, visible to the async proxy.
+      b.create<NVVM::FenceMbarrierInitOp>();
+      for (int64_t t = 0; t < ahead; ++t)
+        loadTiles(global(index(t)), index(t));
+    }
+    b.create<gpu::BarrierOp>();
+  } else {
+    for (int64_t t = 0; t < ahead; ++t) {
+      copyTiles(global(index(t)), index(t));
+      b.create<NVVM::CpAsyncCommitGroupOp>();
+    }
   }
   accType = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(mm.blockN / 2, b.getF32Type()));
@@ -520,28 +651,47 @@ void WgmmaKernelBuilder::build() {
     Value acc = loop.getRegionIterArgs()[0];
     // Tile k has landed for this thread; the fence makes its (generic
     // proxy) writes visible to wgmma (async proxy), the barrier everyone's.
-    b.create<NVVM::CpAsyncWaitGroupOp>(ahead - 1);
-    b.create<NVVM::FenceProxyOp>(
-        NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-    b.create<gpu::BarrierOp>();
     Value stage = b.create<arith::RemUIOp>(kTile, index(mm.stages));
+    if (mm.tma) {
+      // Tile k's bytes have landed once its stage's barrier completes its
+      // (k / stages)-th phase; TMA writes through the async proxy, which
+      // wgmma reads, so no proxy fence. The block barrier tells thread 0
+      // that every warpgroup finished tile k - 2 (below).
+      Value phase = b.create<arith::AndIOp>(
+          b.create<arith::DivUIOp>(kTile, index(mm.stages)), index(1));
+      b.create<NVVM::MBarrierTryWaitParityOp>(
+          stageBarrier(stage),
+          b.create<arith::IndexCastUIOp>(b.getI32Type(), phase),
+          b.create<arith::ConstantIntOp>(b.getI32Type(), 0x989680));
+    } else {
+      b.create<NVVM::CpAsyncWaitGroupOp>(ahead - 1);
+      b.create<NVVM::FenceProxyOp>(
+          NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    }
+    b.create<gpu::BarrierOp>();
     acc = multiply(stage, acc);
     // Tile k + stages - 2 goes where tile k - 2 was: every warpgroup waited
     // for its wgmma group k - 2 before this iteration's barrier.
     Value next = b.create<arith::AddIOp>(kTile, index(ahead));
     Value inRange = b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, next,
                                             index(kTiles));
+    if (mm.tma)
+      inRange = b.create<arith::AndIOp>(inRange, leader);
     auto ifOp = b.create<scf::IfOp>(inRange, /*withElseRegion=*/false);
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
-      copyTiles(global(next),
-                b.create<arith::RemUIOp>(next, index(mm.stages)));
+      Value nextStage = b.create<arith::RemUIOp>(next, index(mm.stages));
+      if (mm.tma)
+        loadTiles(global(next), nextStage);
+      else
+        copyTiles(global(next), nextStage);
     }
     // A group every iteration, empty at the end, so that the wait above
     // always counts the same.
-    b.create<NVVM::CpAsyncCommitGroupOp>();
+    if (!mm.tma)
+      b.create<NVVM::CpAsyncCommitGroupOp>();
     b.create<NVVM::WgmmaWaitGroupSyncOp>(1);
     b.create<scf::YieldOp>(acc);
   }

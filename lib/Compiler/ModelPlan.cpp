@@ -171,6 +171,7 @@ private:
   std::vector<ke_model_image> images;
   std::vector<ke_model_constant> constants;
   std::vector<ke_model_box> boxes;
+  std::vector<ke_model_tensor_map> tensorMaps;
   /// The size of the temporaries' arena (placeTemporaries).
   uint64_t temporaryBytes = 0;
   /// Bytes for images, constants and kernel names, placed after the records.
@@ -299,6 +300,30 @@ LogicalResult PlanBuilder::launchGroup(const PlannedGroup &group) {
                  << " buffer " << argument.buffer << " of rank " << rank
                  << ", kernel " << launch.kernelName << ")";
         }
+        break;
+      }
+      case GpuLaunchArgument::Kind::TensorMap: {
+        if (argument.buffer >= binary.tensorMaps.size())
+          return group.ops.back()->emitError(
+              "ke: a launch names a tensor map the kernel does not have");
+        const GpuTensorMap &map = binary.tensorMaps[argument.buffer];
+        if (map.buffer >= (map.scratch ? scratchSlots.size()
+                                       : argumentSlots.size()) ||
+            map.shape.size() > 5 || map.box.size() != map.shape.size())
+          return group.ops.back()->emitError(
+              "ke: a tensor map names a buffer the kernel does not have");
+        ke_model_tensor_map record{};
+        record.data_type = map.dataType;
+        record.element_bytes = map.elementBytes;
+        record.rank = map.shape.size();
+        record.swizzle_bytes = map.swizzleBytes;
+        llvm::copy(map.shape, record.shape);
+        llvm::copy(map.box, record.box);
+        tensorMaps.push_back(record);
+        out.kind = KE_ARG_TENSOR_MAP;
+        out.slot = map.scratch ? scratchSlots[map.buffer]
+                               : argumentSlots[map.buffer];
+        out.value = tensorMaps.size() - 1;
         break;
       }
       case GpuLaunchArgument::Kind::Index:
@@ -671,7 +696,8 @@ LogicalResult PlanBuilder::placeTemporaries() {
     case KE_STEP_LAUNCH: {
       const ke_model_launch &launch = launches[step.a];
       for (uint32_t i = 0; i < launch.num_args; ++i)
-        if (args[launch.first_arg + i].kind == KE_ARG_POINTER)
+        if (args[launch.first_arg + i].kind == KE_ARG_POINTER ||
+            args[launch.first_arg + i].kind == KE_ARG_TENSOR_MAP)
           use(args[launch.first_arg + i].slot, at);
       break;
     }
@@ -776,6 +802,8 @@ std::string PlanBuilder::writeBlob(const TargetDescription &target,
   header.constants = writer.addArray(ArrayRef(constants));
   header.num_boxes = boxes.size();
   header.boxes = writer.addArray(ArrayRef(boxes));
+  header.num_tensor_maps = tensorMaps.size();
+  header.tensor_maps = writer.addArray(ArrayRef(tensorMaps));
   return writer.finish(header);
 }
 

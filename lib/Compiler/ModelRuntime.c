@@ -20,6 +20,7 @@
 
 #include "ke-c/ke_model.h"
 #include "ke/Compiler/ModelFormat.h"
+#include "ke/Runtime/TensorMapEncoding.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -92,6 +93,8 @@ static struct {
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
   CUresult (*cuMemsetD16Async)(CUdeviceptr, unsigned short, size_t, CUstream);
   CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t, CUstream);
+  /* CUDA 12.0 and later; resolved only for models with TMA tensor maps. */
+  ke_tensor_map_encode_tiled_fn cuTensorMapEncodeTiled;
 } cu;
 
 /* What the first call loads: kept until ke_model_release. */
@@ -198,6 +201,10 @@ static int openCudaDriver(void) {
   /* CUDA 10 and later; without it no stream is taken to be capturing. */
   cu.cuStreamIsCapturing = 0;
   resolve(library, &cu.cuStreamIsCapturing, "cuStreamIsCapturing", 0);
+  if (header()->num_tensor_maps &&
+      resolve(library, &cu.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled",
+              0))
+    return 1;
   lastError[0] = 0;
   return 0;
 }
@@ -420,7 +427,29 @@ static int launch(uint32_t index, const CUdeviceptr *slots, CUstream stream) {
   const ke_model_arg *args = (const ke_model_arg *)at(h->args) + l->first_arg;
   uint64_t values[l->num_args ? l->num_args : 1];
   void *params[l->num_args ? l->num_args : 1];
+  /* Tensor maps are encoded over this call's buffers and passed by value:
+     the driver copies them with the other parameters at the launch. */
+  typedef struct {
+    _Alignas(64) unsigned char bytes[128];
+  } EncodedMap;
+  uint32_t numMaps = 0;
+  for (uint32_t i = 0; i < l->num_args; ++i)
+    numMaps += args[i].kind == KE_ARG_TENSOR_MAP;
+  EncodedMap maps[numMaps ? numMaps : 1];
+  const ke_model_tensor_map *records = at(header()->tensor_maps);
+  numMaps = 0;
   for (uint32_t i = 0; i < l->num_args; ++i) {
+    if (args[i].kind == KE_ARG_TENSOR_MAP) {
+      const ke_model_tensor_map *m = &records[args[i].value];
+      CUresult result = ke_encode_tensor_map(
+          cu.cuTensorMapEncodeTiled, maps[numMaps].bytes, (int)m->data_type,
+          m->element_bytes, m->rank, m->shape, m->box, m->swizzle_bytes,
+          slots[args[i].slot]);
+      if (result != CUDA_SUCCESS)
+        return failCuda("cuTensorMapEncodeTiled", result);
+      params[i] = maps[numMaps++].bytes;
+      continue;
+    }
     /* The driver reads each parameter at its declared size from the start
        of its value, so 32-bit ones sit in the low bytes (little-endian). */
     values[i] = args[i].kind == KE_ARG_POINTER ? slots[args[i].slot]

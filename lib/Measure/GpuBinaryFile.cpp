@@ -32,11 +32,21 @@ llvm::Error ke::writeGpuKernelBinary(llvm::StringRef path,
   for (const GpuScratchBuffer &buffer : binary.scratch)
     scratch.push_back(llvm::json::Object{
         {"shape", llvm::json::Array(buffer.shape)}, {"bytes", buffer.bytes}});
+  llvm::json::Array maps;
+  for (const GpuTensorMap &map : binary.tensorMaps)
+    maps.push_back(llvm::json::Object{{"scratch", map.scratch},
+                                      {"buffer", map.buffer},
+                                      {"data_type", map.dataType},
+                                      {"element_bytes", map.elementBytes},
+                                      {"shape", llvm::json::Array(map.shape)},
+                                      {"box", llvm::json::Array(map.box)},
+                                      {"swizzle", map.swizzleBytes}});
   llvm::json::Object o{{"format", binary.format},
                        {"image", llvm::encodeBase64(binary.image)},
                        {"assembly", binary.assembly},
                        {"launches", std::move(launches)},
                        {"scratch", std::move(scratch)},
+                       {"tensor_maps", std::move(maps)},
                        {"assembler_log", binary.assemblerLog},
                        {"registers", binary.registers},
                        {"spill_store_bytes", binary.spillStoreBytes},
@@ -122,7 +132,7 @@ llvm::Expected<GpuKernelBinary> ke::readGpuKernelBinary(llvm::StringRef path) {
                              field = (*fields)[2].getAsInteger(),
                              v = (*fields)[3].getAsInteger();
       if (!kind || !buffer || !field || !v || *kind < 0 ||
-          *kind > int64_t(GpuLaunchArgument::Kind::ScratchField))
+          *kind > int64_t(GpuLaunchArgument::Kind::TensorMap))
         return malformed(path, "an argument is not 4 numbers");
       GpuLaunchArgument arg;
       arg.kind = GpuLaunchArgument::Kind(*kind);
@@ -143,6 +153,30 @@ llvm::Expected<GpuKernelBinary> ke::readGpuKernelBinary(llvm::StringRef path) {
       buffer.shape.push_back(d.getAsInteger().value_or(0));
     buffer.bytes = b->getInteger("bytes").value_or(0);
     binary.scratch.push_back(std::move(buffer));
+  }
+  // Files from before tensor maps have none.
+  if (const llvm::json::Array *maps = o->getArray("tensor_maps")) {
+    auto readList = [](const llvm::json::Array *list,
+                       std::vector<int64_t> &out) {
+      if (!list)
+        return false;
+      for (const llvm::json::Value &d : *list)
+        out.push_back(d.getAsInteger().value_or(0));
+      return true;
+    };
+    for (const llvm::json::Value &value : *maps) {
+      const llvm::json::Object *m = value.getAsObject();
+      GpuTensorMap map;
+      if (!m || !readList(m->getArray("shape"), map.shape) ||
+          !readList(m->getArray("box"), map.box))
+        return malformed(path, "a tensor map without its shape and box");
+      map.scratch = m->getBoolean("scratch").value_or(false);
+      map.buffer = m->getInteger("buffer").value_or(0);
+      map.dataType = m->getInteger("data_type").value_or(0);
+      map.elementBytes = m->getInteger("element_bytes").value_or(0);
+      map.swizzleBytes = m->getInteger("swizzle").value_or(0);
+      binary.tensorMaps.push_back(std::move(map));
+    }
   }
   return binary;
 }

@@ -4,7 +4,11 @@
 
 #include "GpuLibrary.h"
 
+#include "ke/Runtime/TensorMapEncoding.h"
+
 #include "llvm/Support/FormatVariadic.h"
+
+#include <dlfcn.h>
 
 using namespace ke;
 using namespace ke::cuda;
@@ -21,6 +25,8 @@ const GpuLibraryKind kDriverLibrary = {
 
 /// The table loadDriver fills; the GpuApi adapters below call through it.
 DriverApi driver;
+/// cuTensorMapEncodeTiled, where the driver has it (CUDA 12.0 and later).
+ke_tensor_map_encode_tiled_fn encodeTiled = nullptr;
 
 /// The runner's calls (GpuApi.h) on the CUDA driver.
 struct Calls
@@ -63,6 +69,13 @@ struct Calls
     return driver.cuFuncSetAttribute(
         static_cast<CUfunction>(function),
         CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
+  }
+  static int encodeTensorMap(void *encoded, const GpuTensorMap &map,
+                             GpuAddress address) {
+    return ke_encode_tensor_map(encodeTiled, encoded, int(map.dataType),
+                                map.elementBytes, uint32_t(map.shape.size()),
+                                map.shape.data(), map.box.data(),
+                                map.swizzleBytes, address);
   }
   static int loadPtxFunction(void **module, void **function, const char *image,
                              const char *name) {
@@ -118,15 +131,24 @@ llvm::Expected<const DriverApi *> openDriver() {
       {api.cuEventRecord, "cuEventRecord"},
       {api.cuEventSynchronize, "cuEventSynchronize"},
       {api.cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime"}};
-  if (llvm::Expected<std::string> opened =
-          openGpuLibrary(kDriverLibrary, symbols);
-      !opened)
+  llvm::Expected<std::string> opened = openGpuLibrary(kDriverLibrary, symbols);
+  if (!opened)
     return opened.takeError();
+  // Optional: only TMA copies (sm_90a GEMMs) need it; drivers before CUDA
+  // 12.0 lack it, and the runner then refuses modules that use it.
+  if (void *library = dlopen(opened->c_str(), RTLD_NOW | RTLD_NOLOAD)) {
+    encodeTiled = reinterpret_cast<ke_tensor_map_encode_tiled_fn>(
+        dlsym(library, "cuTensorMapEncodeTiled"));
+    dlclose(library);
+  }
   api.gpu = makeGpuApi<Calls>({"cuMemAlloc", "cuMemcpyHtoD", "cuMemcpyDtoH",
                                "cuMemcpyDtoD", "cuMemsetD8", "cuLaunchKernel",
                                "cuEventCreate", "cuEventRecord",
                                "cuEventElapsedTime", "L2 flush",
-                               "cuModuleGetFunction", "cuFuncSetAttribute"});
+                               "cuModuleGetFunction", "cuFuncSetAttribute",
+                               "cuTensorMapEncodeTiled"});
+  if (encodeTiled)
+    api.gpu.encodeTensorMap = Calls::encodeTensorMap;
   // The L2 flush reads its buffer with a PTX kernel (ke/Runtime/L2Flush.h).
   api.gpu.loadPtxFunction = Calls::loadPtxFunction;
   api.gpu.optInSharedMemory = Calls::optInSharedMemory;

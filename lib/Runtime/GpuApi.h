@@ -42,6 +42,8 @@ struct GpuApi {
     const char *getFunction = nullptr;
     /// "cuFuncSetAttribute"; null where there is no optInSharedMemory.
     const char *optInSharedMemory = nullptr;
+    /// "cuTensorMapEncodeTiled"; null where there is no encodeTensorMap.
+    const char *encodeTensorMap = nullptr;
   } names;
 
   int (*memAlloc)(GpuAddress *address, size_t bytes);
@@ -74,6 +76,11 @@ struct GpuApi {
   /// launch gets without asking (CUDA's 48 KiB). Null where there is no
   /// opt-in: on AMD GPUs, LDS is all there is.
   int (*optInSharedMemory)(void *function, int bytes) = nullptr;
+  /// Encodes `map` over the buffer at `address` into the kTensorMapBytes at
+  /// `encoded` (host memory, 64-byte aligned). Null where there is no TMA:
+  /// HIP, and CUDA drivers before 12.0.
+  int (*encodeTensorMap)(void *encoded, const GpuTensorMap &map,
+                         GpuAddress address) = nullptr;
 
   /// An error "`what`: <describe>" when `result` is not 0.
   llvm::Error check(int result, const llvm::Twine &what) const {

@@ -57,6 +57,10 @@ llvm::Error GpuModule::loadLaunches(const GpuKernelBinary &binary,
   multiprocessors = info.multiprocessors;
   launches = binary.launches;
   scratch = binary.scratch;
+  tensorMaps = binary.tensorMaps;
+  if (!tensorMaps.empty() && !api->encodeTensorMap)
+    return makeError("the module copies with TMA tensor maps, which only "
+                     "CUDA drivers of 12.0 and later encode");
   for (const GpuLaunch &launch : binary.launches) {
     void *function = nullptr;
     if (llvm::Error error = api->check(
@@ -287,6 +291,13 @@ llvm::Error GpuRunner::Buffers::bind(const GpuModule &module) {
   std::vector<DeviceBufferRef> scratchRefs;
   for (auto [index, buffer] : llvm::enumerate(module.scratch))
     scratchRefs.push_back({scratch[index], buffer.shape});
+  // Tensor maps are encoded over each set's buffers (the driver's
+  // cuTensorMapEncodeTiled, host-side) and passed by value.
+  auto encode = [&](const GpuTensorMap &map, uint64_t address,
+                    unsigned char *out) -> llvm::Error {
+    return api->check(api->encodeTensorMap(out, map, address),
+                      api->names.encodeTensorMap);
+  };
   for (const std::vector<GpuAddress> &set : sets) {
     std::vector<DeviceBufferRef> refs;
     for (auto [index, argument] : llvm::enumerate(arguments))
@@ -295,8 +306,8 @@ llvm::Error GpuRunner::Buffers::bind(const GpuModule &module) {
            argument.shape});
     parameters.emplace_back();
     for (const GpuLaunch &launch : module.launches) {
-      llvm::Expected<LaunchParameters> packed =
-          packLaunchArguments(launch, refs, scratchRefs);
+      llvm::Expected<LaunchParameters> packed = packLaunchArguments(
+          launch, refs, scratchRefs, module.tensorMaps, encode);
       if (!packed)
         return packed.takeError();
       parameters.back().push_back(std::move(*packed));

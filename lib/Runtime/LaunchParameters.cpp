@@ -16,7 +16,9 @@ static llvm::Error makeError(const llvm::Twine &message) {
 llvm::Expected<LaunchParameters>
 ke::packLaunchArguments(const GpuLaunch &launch,
                         llvm::ArrayRef<DeviceBufferRef> buffers,
-                        llvm::ArrayRef<DeviceBufferRef> scratch) {
+                        llvm::ArrayRef<DeviceBufferRef> scratch,
+                        llvm::ArrayRef<GpuTensorMap> tensorMaps,
+                        TensorMapEncoder encode) {
   LaunchParameters params;
   for (auto [index, argument] : llvm::enumerate(launch.arguments)) {
     uint64_t slot = 0;
@@ -56,6 +58,33 @@ ke::packLaunchArguments(const GpuLaunch &launch,
       }
       break;
     }
+    case GpuLaunchArgument::Kind::TensorMap: {
+      if (argument.buffer >= tensorMaps.size())
+        return makeError(llvm::formatv(
+            "launch of {0}: parameter #{1} names tensor map #{2}, but the "
+            "module has {3}",
+            launch.kernelName, index, argument.buffer, tensorMaps.size()));
+      const GpuTensorMap &map = tensorMaps[argument.buffer];
+      llvm::ArrayRef<DeviceBufferRef> pool = map.scratch ? scratch : buffers;
+      if (map.buffer >= pool.size())
+        return makeError(llvm::formatv(
+            "launch of {0}: tensor map #{1} names {2}buffer #{3}, but the "
+            "kernel module has {4}",
+            launch.kernelName, argument.buffer, map.scratch ? "scratch " : "",
+            map.buffer, pool.size()));
+      if (!encode)
+        return makeError("launch of " + launch.kernelName +
+                         ": its kernel copies with TMA tensor maps, which "
+                         "only CUDA drivers of 12.0 and later encode");
+      params.maps.emplace_back();
+      if (llvm::Error error =
+              encode(map, pool[map.buffer].address, params.maps.back().bytes))
+        return error;
+      // The slot holds the map's index among the launch's maps.
+      slot = params.maps.size() - 1;
+      size = kTensorMapBytes;
+      break;
+    }
     case GpuLaunchArgument::Kind::Index:
     case GpuLaunchArgument::Kind::F64:
       slot = uint64_t(argument.value);
@@ -72,8 +101,10 @@ ke::packLaunchArguments(const GpuLaunch &launch,
     params.slots.push_back(slot);
     params.sizes.push_back(size);
   }
-  // The slots no longer move: point at them.
-  for (uint64_t &slot : params.slots)
-    params.pointers.push_back(&slot);
+  // The slots and maps no longer move: point at them.
+  for (auto [slot, size] : llvm::zip(params.slots, params.sizes))
+    params.pointers.push_back(size == kTensorMapBytes
+                                  ? static_cast<void *>(params.maps[slot].bytes)
+                                  : static_cast<void *>(&slot));
   return params;
 }

@@ -13,6 +13,10 @@
 //                                    rasterization for L2 reuse)
 //   split.k                          K parts on blocks along z, their sums
 //                                    added by a second kernel
+//   tma                              1: tiles loaded by TMA bulk copies
+//                                    (one thread, an mbarrier per stage;
+//                                    host tensor maps), 0: cp.async by
+//                                    every thread; matmuls only
 //
 // The script only marks the matmul with its knobs and bufferizes:
 // ke-gpu-wgmma-matmuls (lib/Codegen/GpuWgmmaMatmuls.cpp), the first step of
@@ -48,6 +52,8 @@ constexpr int64_t kOtherRegisters = 40;
 /// Block tile rows that sweep the tile columns together (grouped
 /// rasterization, so that the blocks in flight share B tiles in L2).
 constexpr int64_t kDefaultGroupM = 8;
+/// Whether tiles are loaded by TMA by default.
+constexpr int64_t kDefaultTma = 1;
 
 /// K elements per stage and per instruction for `element` operands.
 int64_t kTile(Type element) {
@@ -59,18 +65,23 @@ int64_t instrK(Type element) {
 
 /// The sizes a knob assignment gives.
 struct WgmmaTiles {
-  int64_t blockM, blockN, stages, groupM, splitK;
+  int64_t blockM, blockN, stages, groupM, splitK, tma;
   int64_t threads() const { return blockM / kInstrM * kWarpgroupThreads; }
-  /// The shared tiles of all stages and the alignment slack.
+  /// The shared tiles of all stages, TMA's mbarriers and the alignment
+  /// slack.
   uint64_t sharedBytes() const {
-    return stages * (blockM + blockN) * kKTileBytes + 1024;
+    return stages * (blockM + blockN) * kKTileBytes + (tma ? 8 * stages : 0) +
+           1024;
   }
 };
 
 WgmmaTiles tilesFor(const KnobAssignment &knobs) {
-  return {knobs.get("block.m", 128), knobs.get("block.n", 256),
-          knobs.get("stages", 4), knobs.get("group.m", kDefaultGroupM),
-          knobs.get("split.k", 1)};
+  return {knobs.get("block.m", 128),
+          knobs.get("block.n", 256),
+          knobs.get("stages", 4),
+          knobs.get("group.m", kDefaultGroupM),
+          knobs.get("split.k", 1),
+          knobs.get("tma", 0)};
 }
 
 /// The anchor as a GEMM; a convolution's K tile (128 bytes) must be one
@@ -162,6 +173,10 @@ public:
     if (c.m / 64 > 1)
       space.knobs.push_back(
           makeKnob("group.m", {1, 4, 8, 16}, kDefaultGroupM));
+    // TMA copies boxes of stored matrices; a convolution's A rows are
+    // gathered.
+    if (analyzeGemm(anchor)->convLoops.empty())
+      space.knobs.push_back(makeKnob("tma", {0, 1}, kDefaultTma));
     return space;
   }
 
@@ -206,6 +221,8 @@ public:
         {"group_m", t.groupM}};
     if (t.splitK > 1)
       mark.push_back({"split_k", t.splitK});
+    if (t.tma)
+      mark.push_back({"tma", t.tma});
     return emitMarkScript(anchor, getName(), knobs, "ke.wgmma", mark,
                           "ke-gpu-wgmma-matmuls");
   }

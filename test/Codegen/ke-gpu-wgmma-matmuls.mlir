@@ -320,6 +320,62 @@ func.func @conv(%out: memref<2x16x16x64xf16>, %i: memref<2x33x33x128xf16>, %f: m
 
 // -----
 
+// TMA (tma = 1), a batch matmul with partial tiles (2 x 200 x 136 x 72;
+// A K-major, B stored K x N: MN-major): before the launch, the host makes
+// a tensor map of each operand (the aligned pointer, marked with the box of
+// one tile: 1 x 128 rows x 64 K for A, 1 x 64 K rows x one 64-column slab
+// for B); in the kernel, thread 0 initializes one mbarrier per stage
+// (behind the tiles: 3 x (128 + 128) x 128 bytes = 98304), fences them for
+// the async proxy and loads tile 0: the barrier expects the stage's 32768
+// bytes, then one bulk copy for A and two (slabs) for B, at coordinates
+// (column, row, batch). Each K tile waits for its stage's barrier at phase
+// (k / 3) & 1 (no cp.async wait, no proxy fence), then a block barrier;
+// thread 0 issues the next tile's copies. Out-of-bounds elements of a box
+// read as zeros (the tensor map's fill), so there is no masking of loads.
+// CHECK-LABEL: func.func @tma_batch
+// CHECK: %[[AADDR:.*]] = memref.extract_aligned_pointer_as_index %arg1 : memref<2x200x72xbf16> -> index
+// CHECK: %[[AMAP:.*]] = llvm.inttoptr %{{.*}} {ke.tensor_map = {box = array<i64: 1, 128, 64>, swizzle = 128 : i64}} : i64 to !llvm.ptr
+// CHECK: %[[BMAP:.*]] = llvm.inttoptr %{{.*}} {ke.tensor_map = {box = array<i64: 1, 64, 64>, swizzle = 128 : i64}} : i64 to !llvm.ptr
+// CHECK: gpu.launch
+// CHECK: scf.if
+// CHECK-COUNT-3: nvvm.mbarrier.init %{{.*}}, %c1_i32{{.*}} : !llvm.ptr<3>, i32
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[AMAP]], %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}]
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[BMAP]]
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK-NOT: nvvm.cp.async.wait.group
+// CHECK-NOT: nvvm.fence.proxy
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[AMAP]]
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+func.func @tma_batch(%c: memref<2x200x136xf32>, %a: memref<2x200x72xbf16>, %b: memref<2x72x136xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<2x200x136xf32>)
+  linalg.batch_matmul {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64, tma = 1 : i64}}
+    ins(%a, %b : memref<2x200x72xbf16>, memref<2x72x136xbf16>) outs(%c : memref<2x200x136xf32>)
+  return
+}
+
+// -----
+
+func.func @tma_conv(%o: memref<1x8x8x64xf32>, %i: memref<1x10x10x64xbf16>, %f: memref<3x3x64x64xbf16>) {
+  %z = arith.constant 0.0 : f32
+  linalg.fill ins(%z : f32) outs(%o : memref<1x8x8x64xf32>)
+  // expected-error @below {{ke.wgmma: tma copies whole boxes, and a convolution's A rows are gathered from its input}}
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>,
+                            ke.wgmma = {block_m = 64 : i64, block_n = 64 : i64, stages = 3 : i64, tma = 1 : i64}}
+    ins(%i, %f : memref<1x10x10x64xbf16>, memref<3x3x64x64xbf16>) outs(%o : memref<1x8x8x64xf32>)
+  return
+}
+
+// -----
+
 func.func @conv_channels(%o: memref<1x8x8x64xf32>, %i: memref<1x10x10x32xbf16>, %f: memref<3x3x32x64xbf16>) {
   %z = arith.constant 0.0 : f32
   linalg.fill ins(%z : f32) outs(%o : memref<1x8x8x64xf32>)

@@ -1,14 +1,22 @@
 // gpu.wgmma on sm_90a, through the whole CUDA lowering to PTX (ptxas, when
 // found, takes it): wgmma.mma_async m64n256k16 with B MN-major (trans-b 1)
-// for B stored K x N, K-major (trans-b 0) for B stored N x K; cp.async
-// copies, the async-proxy fence, accumulators stored from registers, no
+// for B stored K x N, K-major (trans-b 0) for B stored N x K; tiles loaded
+// by TMA (the tensor maps are 128-byte grid-constant parameters, read at
+// their generic address; one mbarrier per stage, expecting the stage's
+// bytes, waited on by phase parity), accumulators stored from registers, no
 // local memory. The epilogue (bias, ReLU, bf16) runs on the registers.
 // RUN: ke-opt compile %s --target cuda:sm_90a --emit=asm -o - 2>/dev/null | FileCheck %s
 
 // CHECK: .target sm_90a
+// CHECK: .param .align 64 .b8 {{.*}}_param_0[128]
+// CHECK: .param .align 64 .b8 {{.*}}_param_1[128]
 // CHECK-NOT: .local
-// CHECK: cp.async.cg.shared.global
-// CHECK: fence.proxy.async.shared::cta
+// CHECK: cvta.param.u64
+// CHECK: mbarrier.init.shared.b64
+// CHECK: fence.mbarrier_init.release.cluster
+// CHECK: mbarrier.arrive.expect_tx.shared.b64
+// CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// CHECK: mbarrier.try_wait.parity.shared.b64
 // CHECK: wgmma.fence.sync.aligned
 // CHECK: wgmma.mma_async.sync.aligned.m64n{{128|256}}k16.f32.bf16.bf16 {{.*}}, p, 1, {{ *}}1, 0, {{ *}}1;
 // CHECK: wgmma.commit_group.sync.aligned

@@ -1,7 +1,9 @@
 // gpu.wgmma for 16-bit matmuls on sm_90a: the script marks the matmul with
 // its knobs (and a fused consumer as its epilogue) and bufferizes;
 // ke-gpu-wgmma-matmuls builds the kernel (128 x 128 blocks by default where
-// 128 x 256 ones would be fewer than the SMs). sm_90 (no wgmma) keeps gpu.mma.
+// 128 x 256 ones would be fewer than the SMs; tiles loaded by TMA, except a
+// convolution's, whose A rows are gathered). sm_90 (no wgmma) keeps
+// gpu.mma.
 // RUN: ke-opt sketches %s --target cuda:sm_90a | FileCheck %s
 // RUN: ke-opt sketches %s --target cuda:sm_90 | FileCheck %s --check-prefix=SM90
 // RUN: ke-opt sketches %s --target cuda:sm_90a+tf32 | FileCheck %s --check-prefix=TF32
@@ -13,8 +15,9 @@
 // CHECK-NEXT: // knob stages: 3 [4] 5 6{{$}}
 // CHECK-NEXT: // knob split.k: [1] 2 4{{$}}
 // CHECK-NEXT: // knob group.m: 1 4 [8] 16{{$}}
+// CHECK-NEXT: // knob tma: 0 [1]{{$}}
 // CHECK: %[[MM:.*]] = transform.structured.match ops{["linalg.matmul"]} attributes {ke.anchor}
-// CHECK: %[[KNOBS:.*]] = transform.param.constant {block_m = 128 : i64, block_n = 128 : i64, stages = 4 : i64, group_m = 8 : i64} -> !transform.any_param
+// CHECK: %[[KNOBS:.*]] = transform.param.constant {block_m = 128 : i64, block_n = 128 : i64, stages = 4 : i64, group_m = 8 : i64, tma = 1 : i64} -> !transform.any_param
 // CHECK: transform.annotate %[[MM]] "ke.wgmma" = %[[KNOBS]]
 // CHECK-NOT: ke.wgmma.epilogue
 // CHECK: transform.bufferization.one_shot_bufferize
@@ -97,6 +100,7 @@ func.func @f32_nk(%a: tensor<256x128xf32>, %w: tensor<256x128xf32>) -> tensor<25
 // CHECK-NEXT: // knob block.m: 64 [128] 256
 // CHECK-NEXT: // knob block.n: 64 [128]{{$}}
 // CHECK-NEXT: // knob stages: 3 [4] 5 6{{$}}
+// CHECK-NOT: // knob tma
 // CHECK: transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} attributes {ke.anchor}
 // CHECK: transform.annotate %{{.*}} "ke.wgmma" =
 // SM90-LABEL: // -----// workload {{.*}} linalg.conv_2d_nhwc_hwcf

@@ -12,6 +12,7 @@
 // The binary file between a build child and its measuring child is private
 // to lib/Measure.
 #include "../../lib/Measure/GpuBinaryFile.h"
+#include "ke/Runtime/TensorMapEncoding.h"
 
 #include "ke/Runtime/ChildProcess.h"
 #include "ke/Runtime/CudaRunner.h"
@@ -175,6 +176,118 @@ TEST(LaunchParametersTest, ScratchFieldsComeFromTheScratchBuffers) {
   ASSERT_FALSE(bool(packed));
   EXPECT_NE(llvm::toString(packed.takeError()).find("names scratch buffer #0"),
             std::string::npos);
+}
+
+TEST(LaunchParametersTest, TensorMapsArePassedByValue) {
+  // A TMA kernel names a tensor map of argument #1 and one of scratch #0:
+  // each is encoded over its buffer's address and passed as 128 bytes.
+  GpuLaunch launch;
+  launch.kernelName = "k";
+  launch.arguments.push_back(field(0, 1));
+  GpuLaunchArgument map;
+  map.kind = GpuLaunchArgument::Kind::TensorMap;
+  map.buffer = 0;
+  launch.arguments.push_back(map);
+  map.buffer = 1;
+  launch.arguments.push_back(map);
+  std::vector<GpuTensorMap> maps(2);
+  maps[0].buffer = 1;
+  maps[0].shape = {64, 128};
+  maps[0].box = {64, 64};
+  maps[1].scratch = true;
+  maps[1].shape = {256};
+  maps[1].box = {256};
+  llvm::SmallVector<int64_t> shape = {64, 128};
+  std::vector<int64_t> partials = {256};
+  std::vector<uint64_t> encodedAt;
+  auto encode = [&](const GpuTensorMap &m, uint64_t address,
+                    unsigned char *out) -> llvm::Error {
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(out) % kTensorMapAlignment, 0u);
+    encodedAt.push_back(address);
+    std::memset(out, int(m.shape.size()), kTensorMapBytes);
+    return llvm::Error::success();
+  };
+  llvm::Expected<LaunchParameters> packed = packLaunchArguments(
+      launch, {{0x1000, shape}, {0x2000, shape}}, {{0x9000, partials}}, maps,
+      encode);
+  ASSERT_TRUE(bool(packed)) << llvm::toString(packed.takeError());
+  ASSERT_EQ(packed->size(), 3u);
+  EXPECT_EQ(encodedAt, (std::vector<uint64_t>{0x2000, 0x9000}));
+  EXPECT_EQ(packed->getSizeInBytes(1), kTensorMapBytes);
+  EXPECT_EQ(packed->getSizeInBytes(2), kTensorMapBytes);
+  // The parameter pointers point at the encoded bytes, which survive a
+  // move of the parameters.
+  LaunchParameters moved = std::move(*packed);
+  EXPECT_EQ(static_cast<unsigned char *>(moved.data()[1])[127], 2);
+  EXPECT_EQ(static_cast<unsigned char *>(moved.data()[2])[0], 1);
+
+  // Without an encoder (HIP, an old driver), or naming a map the module
+  // does not have: errors that say so.
+  packed = packLaunchArguments(launch, {{0x1000, shape}, {0x2000, shape}},
+                               {{0x9000, partials}}, maps);
+  ASSERT_FALSE(bool(packed));
+  EXPECT_NE(llvm::toString(packed.takeError()).find("TMA tensor maps"),
+            std::string::npos);
+  packed = packLaunchArguments(launch, {{0x1000, shape}, {0x2000, shape}},
+                               {{0x9000, partials}}, {maps[0]}, encode);
+  ASSERT_FALSE(bool(packed));
+  EXPECT_NE(llvm::toString(packed.takeError()).find("names tensor map #1"),
+            std::string::npos);
+}
+
+TEST(TensorMapEncodingTest, DriverArgumentsAreInnermostFirst) {
+  // A [batch][rows][cols] bf16 buffer copied in 1 x 128 x 64 boxes: the
+  // driver gets dims (cols, rows, batch), byte strides of the outer two,
+  // the box reversed, unit element strides, the 128-byte swizzle (3), L2
+  // promotion 256 bytes (3) and zero fill (0).
+  struct Seen {
+    int dataType = -1, swizzle = -1, l2 = -1, fill = -1;
+    uint32_t rank = 0;
+    void *address = nullptr;
+    uint64_t dims[5] = {}, strides[5] = {};
+    uint32_t box[5] = {}, elementStrides[5] = {};
+  };
+  static Seen seen;
+  auto fake = [](void *, int dataType, uint32_t rank, void *address,
+                 const uint64_t *dims, const uint64_t *strides,
+                 const uint32_t *box, const uint32_t *elementStrides, int,
+                 int swizzle, int l2, int fill) -> int {
+    seen.dataType = dataType;
+    seen.rank = rank;
+    seen.address = address;
+    for (uint32_t i = 0; i < rank; ++i) {
+      seen.dims[i] = dims[i];
+      seen.box[i] = box[i];
+      seen.elementStrides[i] = elementStrides[i];
+      if (i + 1 < rank)
+        seen.strides[i] = strides[i];
+    }
+    seen.swizzle = swizzle;
+    seen.l2 = l2;
+    seen.fill = fill;
+    return 0;
+  };
+  alignas(64) unsigned char out[128];
+  int64_t shape[] = {2, 200, 72}, box[] = {1, 128, 64};
+  EXPECT_EQ(ke_encode_tensor_map(fake, out, 9, 2, 3, shape, box, 128, 0x4000),
+            0);
+  EXPECT_EQ(seen.dataType, 9);
+  EXPECT_EQ(seen.rank, 3u);
+  EXPECT_EQ(seen.address, reinterpret_cast<void *>(0x4000));
+  EXPECT_EQ(std::vector<uint64_t>(seen.dims, seen.dims + 3),
+            (std::vector<uint64_t>{72, 200, 2}));
+  EXPECT_EQ(std::vector<uint64_t>(seen.strides, seen.strides + 2),
+            (std::vector<uint64_t>{144, 28800}));
+  EXPECT_EQ(std::vector<uint32_t>(seen.box, seen.box + 3),
+            (std::vector<uint32_t>{64, 128, 1}));
+  EXPECT_EQ(seen.elementStrides[2], 1u);
+  EXPECT_EQ(seen.swizzle, 3);
+  EXPECT_EQ(seen.l2, 3);
+  EXPECT_EQ(seen.fill, 0);
+  // Ranks and swizzles ke does not make are refused before the driver.
+  int64_t six[] = {1, 1, 1, 1, 1, 1};
+  EXPECT_NE(ke_encode_tensor_map(fake, out, 9, 2, 6, six, six, 128, 0), 0);
+  EXPECT_NE(ke_encode_tensor_map(fake, out, 9, 2, 3, shape, box, 64, 0), 0);
 }
 
 /// Runs openCudaDevice in a child with $KE_CUDA_LIBRARY set to `library` (left
@@ -418,9 +531,19 @@ TEST(GpuBinaryFileTest, RoundTripsEveryField) {
       {GpuLaunchArgument::Kind::BufferField, 2, 1, 0},
       {GpuLaunchArgument::Kind::Index, 0, 0, -5},
       {GpuLaunchArgument::Kind::ScratchField, 0, 3, 0},
-      {GpuLaunchArgument::Kind::F64, 0, 0, int64_t(0x3ff0000000000000)}};
+      {GpuLaunchArgument::Kind::F64, 0, 0, int64_t(0x3ff0000000000000)},
+      {GpuLaunchArgument::Kind::TensorMap, 0, 0, 0}};
   binary.launches = {launch, launch};
   binary.scratch = {{{4, 5}, 80}};
+  GpuTensorMap map;
+  map.scratch = true;
+  map.buffer = 0;
+  map.dataType = 9;
+  map.elementBytes = 2;
+  map.shape = {4, 5};
+  map.box = {4, 1};
+  map.swizzleBytes = 128;
+  binary.tensorMaps = {map};
   llvm::SmallString<128> path;
   ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("ke-binary", "json", path));
   ASSERT_FALSE(bool(writeGpuKernelBinary(path, binary)));
@@ -439,8 +562,8 @@ TEST(GpuBinaryFileTest, RoundTripsEveryField) {
   EXPECT_EQ(l.grid, launch.grid);
   EXPECT_EQ(l.block, launch.block);
   EXPECT_EQ(l.dynamicSharedMemoryBytes, 98304u);
-  ASSERT_EQ(l.arguments.size(), 4u);
-  for (unsigned i = 0; i < 4; ++i) {
+  ASSERT_EQ(l.arguments.size(), 5u);
+  for (unsigned i = 0; i < 5; ++i) {
     EXPECT_EQ(l.arguments[i].kind, launch.arguments[i].kind);
     EXPECT_EQ(l.arguments[i].buffer, launch.arguments[i].buffer);
     EXPECT_EQ(l.arguments[i].field, launch.arguments[i].field);
@@ -449,6 +572,15 @@ TEST(GpuBinaryFileTest, RoundTripsEveryField) {
   ASSERT_EQ(read->scratch.size(), 1u);
   EXPECT_EQ(read->scratch[0].shape, (std::vector<int64_t>{4, 5}));
   EXPECT_EQ(read->scratch[0].bytes, 80u);
+  ASSERT_EQ(read->tensorMaps.size(), 1u);
+  const GpuTensorMap &m = read->tensorMaps[0];
+  EXPECT_TRUE(m.scratch);
+  EXPECT_EQ(m.buffer, 0u);
+  EXPECT_EQ(m.dataType, 9u);
+  EXPECT_EQ(m.elementBytes, 2u);
+  EXPECT_EQ(m.shape, map.shape);
+  EXPECT_EQ(m.box, map.box);
+  EXPECT_EQ(m.swizzleBytes, 128u);
   // A truncated file is an error, not a binary.
   {
     std::error_code ec;

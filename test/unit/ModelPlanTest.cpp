@@ -29,6 +29,7 @@ struct Plan {
   std::vector<ke_model_step> steps;
   std::vector<ke_model_arg> args;
   std::vector<ke_model_box> boxes;
+  std::vector<ke_model_tensor_map> tensorMaps;
   std::string signature;
 };
 
@@ -49,8 +50,9 @@ protected:
         }) {}
 
   /// Plans the public function of `source` with one launch per group whose
-  /// parameters are the aligned pointer of every kernel buffer.
-  mlir::FailureOr<Plan> plan(llvm::StringRef source) {
+  /// parameters are the aligned pointer of every kernel buffer (and, with
+  /// `tensorMap`, then a TMA tensor map of the first input in 4 x 4 boxes).
+  mlir::FailureOr<Plan> plan(llvm::StringRef source, bool tensorMap = false) {
     mlir::ModuleOp module = parse(source);
     auto func = *module.getOps<mlir::func::FuncOp>().begin();
     std::vector<std::pair<mlir::Operation *, llvm::SmallVector<mlir::Operation *>>>
@@ -81,6 +83,22 @@ protected:
         arg.field = 1;
         launch.arguments.push_back(arg);
       }
+      if (tensorMap) {
+        GpuTensorMap &map = binary.tensorMaps.emplace_back();
+        const auto &args = kernels.back().arguments;
+        map.buffer = llvm::find_if(args, [](const KernelArgument &a) {
+                       return a.role == BufferRole::Input;
+                     }) - args.begin();
+        map.dataType = 7;
+        map.elementBytes = 4;
+        map.shape.assign(args[map.buffer].shape.begin(),
+                         args[map.buffer].shape.end());
+        map.box = {4, 4};
+        map.swizzleBytes = 128;
+        GpuLaunchArgument arg;
+        arg.kind = GpuLaunchArgument::Kind::TensorMap;
+        launch.arguments.push_back(arg);
+      }
       groups.push_back({ops, &kernels.back(), &binary});
     }
     llvm::Expected<TargetDescription> target = parseTarget("cuda:sm_90");
@@ -99,6 +117,8 @@ protected:
     p.args = readArray<ke_model_arg>(*blob, p.header.args, p.header.num_args);
     p.boxes = readArray<ke_model_box>(*blob, p.header.boxes,
                                       p.header.num_boxes);
+    p.tensorMaps = readArray<ke_model_tensor_map>(
+        *blob, p.header.tensor_maps, p.header.num_tensor_maps);
     p.signature = blob->data() + p.header.signature;
     return p;
   }
@@ -150,6 +170,30 @@ TEST_F(ModelPlanTest, OneGroupWritesItsTemporariesInPlace) {
   for (const ke_model_arg &arg : p->args)
     EXPECT_EQ(arg.kind, unsigned(KE_ARG_POINTER));
   EXPECT_NE(p->signature.find("\"shape\":[8,16]"), std::string::npos);
+}
+
+TEST_F(ModelPlanTest, TensorMapsNameTheirBufferSlot) {
+  // A launch that copies its first input (the matmul's A, the caller's
+  // input #0) with TMA: its parameter is a tensor map record over that
+  // input's slot, which the runtime encodes with the slot's address at
+  // each call.
+  mlir::FailureOr<Plan> p = plan(kMatmulRelu, /*tensorMap=*/true);
+  ASSERT_TRUE(mlir::succeeded(p)) << diagnostics;
+  ASSERT_EQ(p->args.size(), 5u);
+  const ke_model_arg &map = p->args.back();
+  EXPECT_EQ(map.kind, unsigned(KE_ARG_TENSOR_MAP));
+  EXPECT_EQ(map.value, 0u);
+  EXPECT_EQ(p->slots[map.slot].kind, unsigned(KE_SLOT_INPUT));
+  EXPECT_EQ(p->slots[map.slot].index, 0u);
+  ASSERT_EQ(p->header.num_tensor_maps, 1u);
+  const ke_model_tensor_map &record = p->tensorMaps[0];
+  EXPECT_EQ(record.data_type, 7u);
+  EXPECT_EQ(record.element_bytes, 4u);
+  EXPECT_EQ(record.rank, 2u);
+  EXPECT_EQ(record.shape[0], 8);
+  EXPECT_EQ(record.shape[1], 4);
+  EXPECT_EQ(record.box[0], 4);
+  EXPECT_EQ(record.swizzle_bytes, 128u);
 }
 
 TEST_F(ModelPlanTest, AnAccumulatorArgumentIsCopiedNotOverwritten) {

@@ -35,7 +35,11 @@ struct GpuLaunchArgument {
     I32,
     /// A field of the descriptor of scratch buffer `buffer`
     /// (GpuKernelBinary::scratch), numbered as for BufferField.
-    ScratchField
+    ScratchField,
+    /// The TMA tensor map (CUtensorMap) GpuKernelBinary::tensorMaps[`buffer`]
+    /// describes, encoded over its buffer's device address and passed by
+    /// value (kTensorMapBytes, a grid-constant parameter): CUDA only.
+    TensorMap
   };
   Kind kind = Kind::Index;
   unsigned buffer = 0;
@@ -64,6 +68,27 @@ struct GpuScratchBuffer {
   uint64_t bytes = 0;
 };
 
+/// The size and alignment of an encoded TMA tensor map (CUtensorMap).
+inline constexpr uint64_t kTensorMapBytes = 128, kTensorMapAlignment = 64;
+
+/// A TMA tensor map (Hopper's bulk tensor copies, cuTensorMapEncodeTiled)
+/// over one buffer: the runners encode it with the buffer's device address
+/// at every launch that names it (GpuLaunchArgument::TensorMap) and pass
+/// the 128 bytes as the parameter. The buffer is contiguous and row-major.
+struct GpuTensorMap {
+  /// Kernel-module buffer `buffer`, or scratch buffer `buffer`.
+  bool scratch = false;
+  unsigned buffer = 0;
+  /// CUtensorMapDataType: 6 FLOAT16, 7 FLOAT32, 9 BFLOAT16.
+  uint32_t dataType = 0;
+  uint32_t elementBytes = 0;
+  /// The buffer's shape and the box one copy moves, outermost first
+  /// (reversed for the driver, which takes the innermost first).
+  std::vector<int64_t> shape, box;
+  /// 0 (none) or 128: the 128-byte swizzle (CU_TENSOR_MAP_SWIZZLE_128B).
+  uint32_t swizzleBytes = 0;
+};
+
 /// A kernel module lowered for a GPU.
 struct GpuKernelBinary {
   /// "ptx", "cubin" or "hsaco": what `image` holds (cubin/hsaco binary,
@@ -77,6 +102,8 @@ struct GpuKernelBinary {
   std::vector<GpuLaunch> launches;
   /// Scratch buffers the launches name (GpuLaunchArgument::ScratchField).
   std::vector<GpuScratchBuffer> scratch;
+  /// Tensor maps the launches name (GpuLaunchArgument::TensorMap).
+  std::vector<GpuTensorMap> tensorMaps;
   /// What the assembler (ptxas -v) reported, when it ran: its messages, the
   /// most registers any kernel uses per thread, and the bytes all kernels
   /// spill to local memory (0 when it did not run).

@@ -25,7 +25,7 @@ extern "C" {
 
 /* "KEMODEL1" */
 #define KE_MODEL_MAGIC 0x314c45444f4d454bull
-#define KE_MODEL_FORMAT_VERSION 2u
+#define KE_MODEL_FORMAT_VERSION 3u
 
 /* Temporaries lie in one arena at offsets of this many bytes
    (ke_model_slot.index). */
@@ -48,7 +48,10 @@ enum ke_arg_kind {
   KE_ARG_I64 = 1,     /* `value` */
   KE_ARG_I32 = 2,     /* the low 32 bits of `value` */
   KE_ARG_F32 = 3,     /* `value`'s low 32 bits are the float's */
-  KE_ARG_F64 = 4      /* `value`'s bits are the double's */
+  KE_ARG_F64 = 4,     /* `value`'s bits are the double's */
+  KE_ARG_TENSOR_MAP = 5 /* tensor map `value` (ke_model_tensor_map) over
+                           slot `slot`, encoded with the slot's address at
+                           each launch and passed by value (128 bytes) */
 };
 
 /* What one step of a call does. */
@@ -74,8 +77,11 @@ typedef struct ke_model_header {
   uint32_t num_slots, num_images, num_launches, num_args, num_steps;
   uint32_t num_constants;
   uint32_t num_boxes;
+  uint32_t num_tensor_maps;
+  uint32_t reserved;
   /* Offsets of the record arrays. */
-  uint64_t slots, images, launches, args, steps, constants, boxes;
+  uint64_t slots, images, launches, args, steps, constants, boxes,
+      tensor_maps;
   /* The model's signature as JSON (NUL-terminated): its name, target,
      pipeline hash, and the shape and element type of every input and
      output. */
@@ -129,6 +135,17 @@ typedef struct ke_model_box {
   uint64_t width, height, depth;
   uint64_t dst_pitch, dst_rows, src_pitch, src_rows;
 } ke_model_box;
+
+/* A TMA tensor map over a slot's buffer (contiguous, row-major), as
+   ke/Runtime/TensorMapEncoding.h encodes it: `rank` dimensions of `shape`
+   copied in boxes of `box`, both outermost first. */
+typedef struct ke_model_tensor_map {
+  uint32_t data_type; /* CUtensorMapDataType */
+  uint32_t element_bytes;
+  uint32_t rank;
+  uint32_t swizzle_bytes; /* 0 or 128 */
+  int64_t shape[5], box[5];
+} ke_model_tensor_map;
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -82,6 +82,7 @@ protected:
   void *module = nullptr;
   std::vector<GpuLaunch> launches;
   std::vector<GpuScratchBuffer> scratch;
+  std::vector<GpuTensorMap> tensorMaps;
   std::vector<void *> functions;
   /// The size of the cache-flush buffer: twice the device's last cache.
   uint64_t flushBytes = 0;
