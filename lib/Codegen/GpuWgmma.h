@@ -45,10 +45,13 @@ struct WgmmaMatmul : MarkedGemm {
   /// to a scratch buffer that a second kernel adds up in split order,
   /// applying the fill's value and the epilogue; 1: no split.
   int64_t splitK = 1;
-  /// Tiles copied by TMA (one thread issues each tile's bulk copies, an
-  /// mbarrier per stage counts their bytes) instead of by every thread's
-  /// cp.async; not for convolutions, whose A rows are gathered.
-  bool tma = false;
+  /// 0: tiles copied by every thread's cp.async. 1: by TMA (one thread
+  /// issues each tile's bulk copies, an mbarrier per stage counts their
+  /// bytes), stages - 2 tiles ahead behind a block barrier per K tile. 2:
+  /// TMA stages - 1 tiles ahead, each warpgroup releasing a stage through a
+  /// second mbarrier per stage once its wgmma on it completed, no block
+  /// barrier. Not for convolutions, whose A rows are gathered.
+  int64_t tma = 0;
   int64_t warpgroups() const { return blockM / kInstrM; }
   int64_t threads() const { return warpgroups() * kWarpgroupThreads; }
   /// K elements per stage: one 128-byte swizzle row.
@@ -63,10 +66,10 @@ struct WgmmaMatmul : MarkedGemm {
   int64_t aStageBytes() const { return blockM * kSwizzleRowBytes; }
   int64_t bStageBytes() const { return blockN * kSwizzleRowBytes; }
   int64_t tileBytes() const { return stages * (aStageBytes() + bStageBytes()); }
-  /// The tiles, with TMA an 8-byte mbarrier per stage after them, and the
-  /// slack that aligns them to a swizzle atom.
+  /// The tiles, with TMA one or two 8-byte mbarriers per stage after them,
+  /// and the slack that aligns them to a swizzle atom.
   int64_t sharedBytes() const {
-    return tileBytes() + (tma ? 8 * stages : 0) + kSwizzleAtomBytes;
+    return tileBytes() + 8 * stages * tma + kSwizzleAtomBytes;
   }
 };
 

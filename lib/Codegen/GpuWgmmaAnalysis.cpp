@@ -99,7 +99,9 @@ FailureOr<WgmmaMatmul> ke::analyzeWgmmaMatmul(linalg::LinalgOp op) {
   if (auto split = knobs.getAs<IntegerAttr>("split_k"))
     mm.splitK = split.getInt();
   if (auto tma = knobs.getAs<IntegerAttr>("tma"))
-    mm.tma = tma.getInt() != 0;
+    mm.tma = tma.getInt();
+  if (mm.tma < 0 || mm.tma > 2)
+    return op->emitError("ke.wgmma: tma must be 0, 1 or 2");
   if (failed(checkWgmmaFit(mm)))
     return failure();
   return mm;

@@ -106,8 +106,17 @@ private:
   /// The shared-memory pointer (!llvm.ptr<3>) at byte `offset` (i64) past
   /// the tiles' base.
   Value sharedPointer(Value offset);
-  /// Stage `stage`'s mbarrier.
+  /// Stage `stage`'s mbarrier (its tiles landed), and with tma = 2 its
+  /// release barrier (every warpgroup is done with it).
   Value stageBarrier(Value stage);
+  Value releaseBarrier(Value stage);
+  /// Waits until `barrier` completed the phase of parity `parity` (index).
+  void waitParity(Value barrier, Value parity);
+  /// With tma = 2, after K tile `kTile`'s wgmma group is issued and the one
+  /// before it completed: each warpgroup releases tile k - 1's stage; thread
+  /// `leader` waits until all have, then loads tile k - 1 + stages there.
+  void releaseAndRefill(Value kTile, int64_t kTiles, Value leader,
+                        llvm::function_ref<Value(Value)> global);
   /// The descriptor of the tile at shared byte address `address`.
   Value descriptor(Value address, uint64_t fields);
   /// One stage: kTile / instrK (four) wgmma steps on buffer `stage`.
@@ -259,6 +268,49 @@ Value WgmmaKernelBuilder::stageBarrier(Value stage) {
   Value stage64 = b.create<arith::IndexCastUIOp>(b.getI64Type(), stage);
   return sharedPointer(b.create<arith::AddIOp>(
       i64(mm.tileBytes()), b.create<arith::MulIOp>(stage64, i64(8))));
+}
+
+void WgmmaKernelBuilder::releaseAndRefill(
+    Value kTile, int64_t kTiles, Value leader,
+    llvm::function_ref<Value(Value)> global) {
+  auto after = b.create<scf::IfOp>(
+      b.create<arith::CmpIOp>(arith::CmpIPredicate::uge, kTile, index(1)),
+      /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(after.thenBlock());
+  Value previous = b.create<arith::SubIOp>(kTile, index(1));
+  Value stage = b.create<arith::RemUIOp>(previous, index(mm.stages));
+  Value first = b.create<arith::CmpIOp>(
+      arith::CmpIPredicate::eq,
+      b.create<arith::RemUIOp>(thread, index(kWarpgroupThreads)), index(0));
+  auto release = b.create<scf::IfOp>(first, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(release.thenBlock());
+    b.create<NVVM::MBarrierArriveOp>(Type(), releaseBarrier(stage), Value());
+  }
+  Value next = b.create<arith::AddIOp>(previous, index(mm.stages));
+  auto refill = b.create<scf::IfOp>(
+      b.create<arith::AndIOp>(
+          leader, b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, next,
+                                          index(kTiles))),
+      /*withElseRegion=*/false);
+  b.setInsertionPointToStart(refill.thenBlock());
+  waitParity(releaseBarrier(stage),
+             b.create<arith::AndIOp>(
+                 b.create<arith::DivUIOp>(previous, index(mm.stages)),
+                 index(1)));
+  loadTiles(global(next), stage);
+}
+
+Value WgmmaKernelBuilder::releaseBarrier(Value stage) {
+  return stageBarrier(b.create<arith::AddIOp>(stage, index(mm.stages)));
+}
+
+void WgmmaKernelBuilder::waitParity(Value barrier, Value parity) {
+  b.create<NVVM::MBarrierTryWaitParityOp>(
+      barrier, b.create<arith::IndexCastUIOp>(b.getI32Type(), parity),
+      b.create<arith::ConstantIntOp>(b.getI32Type(), 0x989680));
 }
 
 void WgmmaKernelBuilder::loadTiles(Value kTile, Value stage) {
@@ -604,7 +656,10 @@ void WgmmaKernelBuilder::build() {
 
   // Prologue: tiles 0 .. stages - 3, a group each. With split_k, tile t of
   // this block's part is the operands' tile split * kTiles + t.
-  int64_t kTiles = mm.kTiles() / mm.splitK, ahead = mm.stages - 2;
+  int64_t kTiles = mm.kTiles() / mm.splitK;
+  // With tma = 2 every stage is filled first; then stage (k - 1) % stages
+  // takes tile k - 1 + stages once all warpgroups released it.
+  int64_t ahead = std::min(mm.tma == 2 ? mm.stages : mm.stages - 2, kTiles);
   Value firstTile = mm.splitK > 1
                         ? b.create<arith::MulIOp>(splitId, index(kTiles))
                               .getResult()
@@ -623,10 +678,17 @@ void WgmmaKernelBuilder::build() {
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(init.thenBlock());
-      for (int64_t s = 0; s < mm.stages; ++s)
+      for (int64_t s = 0; s < mm.stages; ++s) {
         b.create<NVVM::MBarrierInitOp>(
             stageBarrier(index(s)),
             b.create<arith::ConstantIntOp>(b.getI32Type(), 1), Value());
+        // One arrival per warpgroup.
+        if (mm.tma == 2)
+          b.create<NVVM::MBarrierInitOp>(
+              releaseBarrier(index(s)),
+              b.create<arith::ConstantIntOp>(b.getI32Type(), mm.warpgroups()),
+              Value());
+      }
       // The initialized barriers, visible to the async proxy.
       b.create<NVVM::FenceMbarrierInitOp>();
       for (int64_t t = 0; t < ahead; ++t)
@@ -657,18 +719,22 @@ void WgmmaKernelBuilder::build() {
       // (k / stages)-th phase; TMA writes through the async proxy, which
       // wgmma reads, so no proxy fence. The block barrier tells thread 0
       // that every warpgroup finished tile k - 2 (below).
-      Value phase = b.create<arith::AndIOp>(
-          b.create<arith::DivUIOp>(kTile, index(mm.stages)), index(1));
-      b.create<NVVM::MBarrierTryWaitParityOp>(
-          stageBarrier(stage),
-          b.create<arith::IndexCastUIOp>(b.getI32Type(), phase),
-          b.create<arith::ConstantIntOp>(b.getI32Type(), 0x989680));
+      waitParity(stageBarrier(stage),
+                 b.create<arith::AndIOp>(
+                     b.create<arith::DivUIOp>(kTile, index(mm.stages)),
+                     index(1)));
     } else {
       b.create<NVVM::CpAsyncWaitGroupOp>(ahead - 1);
       b.create<NVVM::FenceProxyOp>(
           NVVM::ProxyKind::async_shared,
           NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
     }
+    if (mm.tma == 2) {
+      acc = multiply(stage, acc);
+      b.create<NVVM::WgmmaWaitGroupSyncOp>(1);
+      releaseAndRefill(kTile, kTiles, leader, global);
+      b.create<scf::YieldOp>(acc);
+    } else {
     b.create<gpu::BarrierOp>();
     acc = multiply(stage, acc);
     // Tile k + stages - 2 goes where tile k - 2 was: every warpgroup waited
@@ -694,6 +760,7 @@ void WgmmaKernelBuilder::build() {
       b.create<NVVM::CpAsyncCommitGroupOp>();
     b.create<NVVM::WgmmaWaitGroupSyncOp>(1);
     b.create<scf::YieldOp>(acc);
+    }
   }
   b.create<NVVM::WgmmaWaitGroupSyncOp>(0);
   storeAccumulators(loop.getResult(0));

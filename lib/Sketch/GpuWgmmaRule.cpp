@@ -13,10 +13,14 @@
 //                                    rasterization for L2 reuse)
 //   split.k                          K parts on blocks along z, their sums
 //                                    added by a second kernel
-//   tma                              1: tiles loaded by TMA bulk copies
-//                                    (one thread, an mbarrier per stage;
-//                                    host tensor maps), 0: cp.async by
-//                                    every thread; matmuls only
+//   tma                              0: cp.async by every thread; 1: TMA
+//                                    bulk copies by one thread (host tensor
+//                                    maps, an mbarrier per stage), stages -
+//                                    2 tiles ahead, a block barrier per K
+//                                    tile; 2: TMA stages - 1 ahead, stages
+//                                    released per warpgroup through a second
+//                                    mbarrier, no block barrier; matmuls
+//                                    only
 //
 // The script only marks the matmul with its knobs and bufferizes:
 // ke-gpu-wgmma-matmuls (lib/Codegen/GpuWgmmaMatmuls.cpp), the first step of
@@ -52,7 +56,9 @@ constexpr int64_t kOtherRegisters = 40;
 /// Block tile rows that sweep the tile columns together (grouped
 /// rasterization, so that the blocks in flight share B tiles in L2).
 constexpr int64_t kDefaultGroupM = 8;
-/// Whether tiles are loaded by TMA by default.
+/// How tiles are loaded by default: TMA with a block barrier per K tile (1;
+/// measured on an H200: 10% faster than cp.async at 4096^3, and within 2%
+/// of the release barriers of 2 at 4 stages).
 constexpr int64_t kDefaultTma = 1;
 
 /// K elements per stage and per instruction for `element` operands.
@@ -70,8 +76,7 @@ struct WgmmaTiles {
   /// The shared tiles of all stages, TMA's mbarriers and the alignment
   /// slack.
   uint64_t sharedBytes() const {
-    return stages * (blockM + blockN) * kKTileBytes + (tma ? 8 * stages : 0) +
-           1024;
+    return stages * (blockM + blockN) * kKTileBytes + 8 * stages * tma + 1024;
   }
 };
 
@@ -176,7 +181,7 @@ public:
     // TMA copies boxes of stored matrices; a convolution's A rows are
     // gathered.
     if (analyzeGemm(anchor)->convLoops.empty())
-      space.knobs.push_back(makeKnob("tma", {0, 1}, kDefaultTma));
+      space.knobs.push_back(makeKnob("tma", {0, 1, 2}, kDefaultTma));
     return space;
   }
 

@@ -364,6 +364,55 @@ func.func @tma_batch(%c: memref<2x200x136xf32>, %a: memref<2x200x72xbf16>, %b: m
 
 // -----
 
+// tma = 2 (256 x 128 x 512, 128 x 128 blocks, 3 stages, 8 K tiles): thread
+// 0 also initializes a release barrier per stage for the two warpgroups
+// (behind the three tile barriers) and fills all three stages first; no
+// block barrier in the K loop: after each K tile's wgmma group and the wait
+// for the one before, the first thread of each warpgroup releases tile
+// k - 1's stage, and thread 0 waits for both releases (phase ((k - 1) / 3)
+// & 1) before loading tile k + 2 there.
+// CHECK-LABEL: func.func @tma_release
+// CHECK: gpu.launch
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32{{.*}} : !llvm.ptr<3>, i32
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c2_i32{{.*}} : !llvm.ptr<3>, i32
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK-COUNT-3: nvvm.mbarrier.arrive.expect_tx
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK-NOT: gpu.barrier
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: arith.cmpi uge
+// CHECK: scf.if
+// CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// CHECK: scf.if
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK-NOT: gpu.barrier
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+func.func @tma_release(%c: memref<256x128xf32>, %a: memref<256x512xbf16>, %b: memref<512x128xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<256x128xf32>)
+  linalg.matmul {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64, tma = 2 : i64}}
+    ins(%a, %b : memref<256x512xbf16>, memref<512x128xbf16>) outs(%c : memref<256x128xf32>)
+  return
+}
+
+// -----
+
+func.func @tma_range(%c: memref<128x128xf32>, %a: memref<128x128xbf16>, %b: memref<128x128xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+  // expected-error @below {{ke.wgmma: tma must be 0, 1 or 2}}
+  linalg.matmul {ke.wgmma = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64, tma = 3 : i64}}
+    ins(%a, %b : memref<128x128xbf16>, memref<128x128xbf16>) outs(%c : memref<128x128xf32>)
+  return
+}
+
+// -----
+
 func.func @tma_conv(%o: memref<1x8x8x64xf32>, %i: memref<1x10x10x64xbf16>, %f: memref<3x3x64x64xbf16>) {
   %z = arith.constant 0.0 : f32
   linalg.fill ins(%z : f32) outs(%o : memref<1x8x8x64xf32>)

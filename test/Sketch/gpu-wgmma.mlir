@@ -15,7 +15,7 @@
 // CHECK-NEXT: // knob stages: 3 [4] 5 6{{$}}
 // CHECK-NEXT: // knob split.k: [1] 2 4{{$}}
 // CHECK-NEXT: // knob group.m: 1 4 [8] 16{{$}}
-// CHECK-NEXT: // knob tma: 0 [1]{{$}}
+// CHECK-NEXT: // knob tma: 0 [1] 2{{$}}
 // CHECK: %[[MM:.*]] = transform.structured.match ops{["linalg.matmul"]} attributes {ke.anchor}
 // CHECK: %[[KNOBS:.*]] = transform.param.constant {block_m = 128 : i64, block_n = 128 : i64, stages = 4 : i64, group_m = 8 : i64, tma = 1 : i64} -> !transform.any_param
 // CHECK: transform.annotate %[[MM]] "ke.wgmma" = %[[KNOBS]]
