@@ -352,6 +352,14 @@ void writeFeatures(FeatureWriter &f, Operation *anchorOp,
     f.addFlag("sketch." + name, !sketch.empty(), sketch == name);
   f.addFlag("sketch.other", !sketch.empty(),
             !llvm::is_contained(sketches, sketch));
+  // GPU contractions' pipelines: how tiles are copied, how many are in
+  // flight, how blocks are rasterized (gpu.wgmma's tma, stages, group.m).
+  f.addFlag("tile_copy.cp_async", known,
+            d.tileCopy == LoopNestDescription::TileCopy::CpAsync);
+  f.addFlag("tile_copy.tma", known,
+            d.tileCopy == LoopNestDescription::TileCopy::Tma);
+  f.add("log2_pipeline_stages", known ? lg(d.pipelineStages) : NaN());
+  f.add("log2_raster_group", known ? lg(d.rasterGroup) : NaN());
   f.add("log2_element_bits", anchor ? std::log2(anchor->elementBits) : NaN());
   f.addFlag("is_float", bool(anchor), anchor && anchor->isFloat);
   f.add("num_loops", known ? double(numLoops) : NaN());

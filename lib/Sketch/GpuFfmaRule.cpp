@@ -169,9 +169,13 @@ public:
     // of 4 along N.
     MmaNestTiles tiles{t.blockM,  t.blockN,  t.kTile, kWarpM,      t.warpN(),
                        kThreadM,  t.threadN, 1,       t.threads(), 4};
-    if (!gemm.convLoops.empty())
-      return describeConvGemmNest(gemm.convLoops, tiles);
-    return describeMmaNest(gemm.c, tiles);
+    LoopNestDescription d =
+        gemm.convLoops.empty() ? describeMmaNest(gemm.c, tiles)
+                               : describeConvGemmNest(gemm.convLoops, tiles);
+    d.tileCopy = LoopNestDescription::TileCopy::CpAsync;
+    d.pipelineStages = t.stages;
+    d.rasterGroup = t.groupM;
+    return d;
   }
 };
 

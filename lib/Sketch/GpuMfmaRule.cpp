@@ -194,9 +194,11 @@ public:
     // Stores of 16 consecutive columns per row of a 16x16 tile.
     MmaNestTiles tiles{t.blockM, t.blockN, t.kTile,     t.waveM(), t.waveN(),
                        kInstr,   kInstr,   kInstr,      t.threads(), kInstr};
-    if (!gemm.convLoops.empty())
-      return describeConvGemmNest(gemm.convLoops, tiles);
-    return describeMmaNest(gemm.c, tiles);
+    LoopNestDescription d =
+        gemm.convLoops.empty() ? describeMmaNest(gemm.c, tiles)
+                               : describeConvGemmNest(gemm.convLoops, tiles);
+    d.rasterGroup = t.groupM;
+    return d;
   }
 };
 

@@ -242,9 +242,15 @@ public:
     // copy chunk of 16-bit elements, one m16n8 slab of the accumulators).
     MmaNestTiles tiles{t.blockM,  t.blockN, kTile(c.a), kInstrM, t.blockN,
                        kInstrM,   t.blockN, instrK(c.a), t.threads(), 8};
-    if (!gemm.convLoops.empty())
-      return describeConvGemmNest(gemm.convLoops, tiles);
-    return describeMmaNest(c, tiles);
+    LoopNestDescription d = gemm.convLoops.empty()
+                                ? describeMmaNest(c, tiles)
+                                : describeConvGemmNest(gemm.convLoops, tiles);
+    d.tileCopy = t.tma ? LoopNestDescription::TileCopy::Tma
+                       : LoopNestDescription::TileCopy::CpAsync;
+    // tma = 2 keeps one more tile in flight.
+    d.pipelineStages = t.tma == 2 ? t.stages : t.stages - 1;
+    d.rasterGroup = t.groupM;
+    return d;
   }
 };
 

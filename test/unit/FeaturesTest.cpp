@@ -145,7 +145,7 @@ bool sameFeatures(const std::vector<float> &a, const std::vector<float> &b) {
 TEST_F(FeaturesTest, NamesAreUniqueAndMatchTheLength) {
   const std::vector<std::string> &names = getFeatureNames();
   EXPECT_EQ(names.size(), getNumFeatures());
-  EXPECT_EQ(getNumFeatures(), 152u) << "update docs/cost-model.md";
+  EXPECT_EQ(getNumFeatures(), 156u) << "update docs/cost-model.md";
   llvm::StringSet<> seen;
   for (const std::string &name : names)
     EXPECT_TRUE(seen.insert(name).second) << "duplicate feature " << name;
@@ -327,6 +327,42 @@ TEST_F(FeaturesTest, ThreadsWithoutOuterTilesRunOneTask) {
   f = extractFeatures(anchor, s, target());
   EXPECT_FLOAT_EQ(get(f, "log2_tasks"), std::log2(3.0f));
   EXPECT_FLOAT_EQ(get(f, "load_imbalance"), 4.0f / 3.0f);
+}
+
+TEST_F(FeaturesTest, WgmmaPipelineKnobsAreFeatures) {
+  // gpu.wgmma's tma, stages and group.m change no tile of the loop nest
+  // but do change the kernel: the model sees them.
+  const char *bf16 = R"mlir(
+func.func @f(%a: tensor<512x256xbf16>, %b: tensor<256x512xbf16>, %c: tensor<512x512xf32>) -> tensor<512x512xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<512x256xbf16>, tensor<256x512xbf16>) outs(%c : tensor<512x512xf32>) -> tensor<512x512xf32>
+  return %r : tensor<512x512xf32>
+})mlir";
+  mlir::Operation *anchor = anchorOf(bf16);
+  llvm::Expected<TargetDescription> gpu = parseTarget("cuda:sm_90a");
+  ASSERT_TRUE(static_cast<bool>(gpu)) << llvm::toString(gpu.takeError());
+  auto sketches = getCandidateSketches(anchor, *gpu);
+  auto it = llvm::find_if(sketches, [](const Schedule &s) {
+    return s.rule->getName() == "gpu.wgmma";
+  });
+  ASSERT_NE(it, sketches.end());
+  Schedule s = *it;
+  setKnob(s, "tma", 1);
+  setKnob(s, "stages", 4);
+  setKnob(s, "group.m", 8);
+  std::vector<float> tma = extractFeatures(anchor, s, *gpu);
+  EXPECT_EQ(get(tma, "tile_copy.tma"), 1.0f);
+  EXPECT_EQ(get(tma, "tile_copy.cp_async"), 0.0f);
+  EXPECT_EQ(get(tma, "log2_pipeline_stages"), std::log2(3.0f));
+  EXPECT_EQ(get(tma, "log2_raster_group"), 3.0f);
+  setKnob(s, "tma", 0);
+  std::vector<float> cpAsync = extractFeatures(anchor, s, *gpu);
+  EXPECT_EQ(get(cpAsync, "tile_copy.tma"), 0.0f);
+  EXPECT_EQ(get(cpAsync, "tile_copy.cp_async"), 1.0f);
+  setKnob(s, "tma", 2);
+  EXPECT_EQ(get(extractFeatures(anchor, s, *gpu), "log2_pipeline_stages"),
+            2.0f);
+  setKnob(s, "group.m", 1);
+  EXPECT_EQ(get(extractFeatures(anchor, s, *gpu), "log2_raster_group"), 0.0f);
 }
 
 TEST_F(FeaturesTest, FeaturesFollowTileKnobs) {

@@ -73,6 +73,16 @@ struct LoopNestDescription {
   /// Unroll factor of the loop over inner tiles (1: not unrolled).
   int64_t unroll = 1;
   PartialTileHandling partialTiles = PartialTileHandling::None;
+  /// How a GPU contraction's shared tiles are filled: by the threads'
+  /// loads, by cp.async, or by TMA bulk copies (gpu.wgmma's `tma`).
+  enum class TileCopy { Loads, CpAsync, Tma };
+  TileCopy tileCopy = TileCopy::Loads;
+  /// Shared tiles in flight (a GPU contraction's `stages`; 1 without a
+  /// pipeline).
+  int64_t pipelineStages = 1;
+  /// Block tile rows rasterized together (a GPU contraction's `group.m`;
+  /// 1: row-major).
+  int64_t rasterGroup = 1;
 
   /// Appends a level that tiles each anchor loop by `sizes` (the convention
   /// of transform tile_sizes: 0 leaves the loop untiled), computing its tile
