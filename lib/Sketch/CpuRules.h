@@ -12,6 +12,9 @@ const SketchRule &getCpuTilingRule();
 const SketchRule &getCpuRfactorRule();
 /// linalg.softmax: decompose, then tile rows across threads (CpuSoftmaxRule.cpp).
 const SketchRule &getCpuSoftmaxRule();
+/// Row reductions fused with the elementwise op that reads them, in blocks
+/// of rows across threads (CpuRowsRule.cpp).
+const SketchRule &getCpuRowsRule();
 /// No schedule: the op's own loops, as the reference (CpuLoopsRule.cpp).
 const SketchRule &getCpuLoopsRule();
 /// cpu.loops.parallel: the same loops, the outermost split across the cores.

@@ -7,6 +7,7 @@
 //   CpuTilingRule.cpp         cpu.tile: multi-level tiling with fusion
 //   CpuRfactorRule.cpp        cpu.rfactor: reductions split across threads
 //   CpuSoftmaxRule.cpp        cpu.softmax
+//   CpuRowsRule.cpp           cpu.rows: row reductions fused with their reader
 //   CpuLoopsRule.cpp          cpu.loops, cpu.loops.parallel: the op's own
 //                             loops (one thread, all cores)
 //   GpuMmaRule.cpp            gpu.mma: 16-bit matmuls on tensor cores
@@ -45,8 +46,8 @@ llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
   // all cores) come last: never the default, always candidates as fast as
   // the reference.
   static const SketchRule *const cpuRules[] = {
-      &getCpuSoftmaxRule(), &getCpuTilingRule(), &getCpuRfactorRule(),
-      &getCpuLoopsRule(), &getCpuParallelLoopsRule()};
+      &getCpuSoftmaxRule(), &getCpuRowsRule(),     &getCpuTilingRule(),
+      &getCpuRfactorRule(), &getCpuLoopsRule(),    &getCpuParallelLoopsRule()};
   // gpu.elementwise takes every structured op, so it comes last.
   // gpu.wgmma (sm_90a only) before gpu.reduce: a 16-bit GEMM with a small
   // output and a long K is the tensor cores' with K split, not a matvec.

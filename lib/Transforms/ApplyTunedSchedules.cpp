@@ -95,8 +95,12 @@ struct OutlinedGroup {
 
 /// Anchors whose group absorbs other workloads go first: a contraction's
 /// group takes the fill of its accumulator and its elementwise consumer,
-/// which are workloads of their own too but were measured inside it.
-int getSchedulingRank(Operation *anchor) {
+/// and an elementwise op's group the row reductions it reads, which are
+/// workloads of their own too but were measured inside it. Those come last,
+/// scheduled alone only where their group could not be.
+int getSchedulingRank(Operation *anchor, KernelFusion fusion) {
+  if (getFusingAnchor(anchor, fusion))
+    return 3;
   switch (classifyWorkload(anchor)) {
   case WorkloadKind::Fill:
     return 2;
@@ -396,8 +400,9 @@ void ApplyTunedSchedulesPass::runOnOperation() {
     if (isWorkloadAnchor(op))
       anchors.push_back(op);
   });
-  llvm::stable_sort(anchors, [](Operation *a, Operation *b) {
-    return getSchedulingRank(a) < getSchedulingRank(b);
+  KernelFusion fusion = getKernelFusion(*parsed);
+  llvm::stable_sort(anchors, [&](Operation *a, Operation *b) {
+    return getSchedulingRank(a, fusion) < getSchedulingRank(b, fusion);
   });
   // Scheduling a group erases its ops; later anchors among them are
   // skipped. A new op may reuse an erased op's address, but only original

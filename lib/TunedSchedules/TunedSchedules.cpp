@@ -33,8 +33,10 @@ std::string ke::getPipelineHash(const TargetDescription &target) {
 }
 
 KernelFusion ke::getKernelFusion(const TargetDescription &target) {
-  return target.isGpu() ? KernelFusion::RowReductions
-                        : KernelFusion::Elementwise;
+  // Row reductions join the elementwise op that reads them on every target:
+  // gpu.rownorm gives each row a block, cpu.rows each block of rows a pass.
+  return target.isGpu() ? KernelFusion::RowReductionsInternalAccumulators
+                        : KernelFusion::RowReductions;
 }
 
 llvm::Expected<std::string>

@@ -166,7 +166,7 @@ SmallVector<Operation *> ke::getKernelGroup(Operation *anchor,
     group.push_back(anchor);
     return group;
   }
-  if (fusion == KernelFusion::RowReductions) {
+  if (fusesRowReductions(fusion)) {
     SmallVector<Operation *> reductions = getRowReductions(anchor);
     if (!reductions.empty()) {
       for (Operation *reduction : reductions) {
@@ -295,7 +295,7 @@ FailureOr<KernelModule> ke::buildKernelModule(Operation *anchor,
   // tile by tile (registers), and a buffer argument for it would make
   // bufferization copy each tile in from global memory.
   bool anchorResultStaysInside =
-      fusion == KernelFusion::RowReductions &&
+      fusion == KernelFusion::RowReductionsInternalAccumulators &&
       llvm::all_of(anchor->getUsers(),
                    [&](Operation *user) { return inGroup.contains(user); }) &&
       !anchor->use_empty();

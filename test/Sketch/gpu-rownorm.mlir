@@ -2,7 +2,9 @@
 // anchor) holds the mean's and the variance's row reductions and their
 // fills (ke.row_reduction), fused into its one-row-per-block loop latest
 // first, each split over the block's threads, then the normalization split
-// over the same threads. On the CPU the three stay separate workloads.
+// over the same threads. On the CPU the three are one group too, which
+// cpu.rows schedules (test/Sketch/cpu-rows.mlir), with no row_reduction
+// marks (those are gpu.rownorm's).
 // RUN: ke-opt sketches %s --target cuda:sm_90 | FileCheck %s
 // RUN: ke-opt sketches %s --target cpu | FileCheck %s --check-prefix=CPU
 // RUN: ke-opt sketches %s --target cuda:sm_90 --knobs threads=64,kvec=8 | FileCheck %s --check-prefix=KNOBS
@@ -42,11 +44,11 @@
 // CHECK: map_nested_forall_to_threads {{.*}} block_dims = [32, 1, 1]
 
 // CPU: // -----// workload {{[0-9a-f]+}} linalg.generic
-// CPU-NEXT: // sketch cpu.
+// CPU-NEXT: // fused into workload [[CPUNORM:[0-9a-f]+]]
 // CPU: // -----// workload {{[0-9a-f]+}} linalg.generic
-// CPU-NEXT: // sketch cpu.
-// CPU: // -----// workload {{[0-9a-f]+}} linalg.generic
-// CPU-NEXT: // sketch cpu.
+// CPU-NEXT: // fused into workload [[CPUNORM]]
+// CPU: // -----// workload [[CPUNORM]] linalg.generic
+// CPU-NEXT: // sketch cpu.rows
 // CPU-NOT: ke.row_reduction
 
 // KNOBS: sketch gpu.rownorm: threads=64 kvec=8

@@ -46,7 +46,7 @@ protected:
   }
 };
 
-TEST_F(KernelGroupTest, RowReductionsJoinTheElementwiseReaderOnGpus) {
+TEST_F(KernelGroupTest, RowReductionsJoinTheElementwiseReader) {
   llvm::SmallVector<mlir::Operation *> ops = opsOf(rmsnorm);
   ASSERT_EQ(ops.size(), 3u);
   mlir::Operation *fill = ops[0], *sum = ops[1], *norm = ops[2];
@@ -57,7 +57,10 @@ TEST_F(KernelGroupTest, RowReductionsJoinTheElementwiseReaderOnGpus) {
   // norm as the anchor that compiles them.
   EXPECT_EQ(getFusingAnchor(sum, KernelFusion::RowReductions), norm);
   EXPECT_EQ(getFusingAnchor(fill, KernelFusion::RowReductions), norm);
-  // The CPU's grouping is unchanged.
+  // The same on GPUs; without row fusion the sum is a workload of its own.
+  EXPECT_EQ(getKernelGroup(norm,
+                           KernelFusion::RowReductionsInternalAccumulators),
+            (llvm::SmallVector<mlir::Operation *>{fill, sum, norm}));
   EXPECT_EQ(getKernelGroup(norm, KernelFusion::Elementwise),
             llvm::SmallVector<mlir::Operation *>{norm});
   EXPECT_EQ(getFusingAnchor(sum, KernelFusion::Elementwise), nullptr);
@@ -78,6 +81,38 @@ TEST_F(KernelGroupTest, FusedKernelKeepsNoScratchArgument) {
     tagged += op->hasAttr(kRowReductionAttr);
   });
   EXPECT_EQ(tagged, 1u);
+}
+
+TEST_F(KernelGroupTest, OnlyGpusKeepAFusedAnchorsAccumulatorInside) {
+  // A matmul whose result only its ReLU reads: on GPUs (its accumulator
+  // lives tile by tile in registers) the accumulator's tensor.empty travels
+  // with the group; on CPUs it stays a kernel argument, as without row
+  // fusion.
+  llvm::SmallVector<mlir::Operation *> ops = opsOf(R"mlir(
+func.func @f(%a: tensor<32x16xf32>, %b: tensor<16x64xf32>) -> tensor<32x64xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x64xf32>
+  %e2 = tensor.empty() : tensor<32x64xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<32x64xf32>) -> tensor<32x64xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<32x16xf32>, tensor<16x64xf32>) outs(%c : tensor<32x64xf32>) -> tensor<32x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<32x64xf32>) outs(%e2 : tensor<32x64xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %y = arith.maximumf %x, %z : f32
+      linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  return %r : tensor<32x64xf32>
+})mlir");
+  ASSERT_EQ(ops.size(), 3u);
+  mlir::FailureOr<KernelModule> gpu = buildKernelModule(
+      ops[1], KernelFusion::RowReductionsInternalAccumulators);
+  mlir::FailureOr<KernelModule> cpu =
+      buildKernelModule(ops[1], KernelFusion::RowReductions);
+  ASSERT_TRUE(mlir::succeeded(gpu));
+  ASSERT_TRUE(mlir::succeeded(cpu));
+  // A, B and the ReLU's result; on CPUs also the accumulator.
+  EXPECT_EQ(gpu->arguments.size(), 3u);
+  EXPECT_EQ(cpu->arguments.size(), 4u);
 }
 
 TEST_F(KernelGroupTest, RowsNotInWholeWavefrontsNeedACombiner) {

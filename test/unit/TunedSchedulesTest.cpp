@@ -178,8 +178,9 @@ TEST_F(TunedSchedulesTest, DatabasePaths) {
 TEST_F(TunedSchedulesTest, KernelGroupingAndHashPerTarget) {
   llvm::Expected<TargetDescription> cuda = parseTarget("cuda:sm_90");
   ASSERT_TRUE(bool(cuda));
-  EXPECT_EQ(getKernelFusion(*cuda), KernelFusion::RowReductions);
-  EXPECT_EQ(getKernelFusion(host), KernelFusion::Elementwise);
+  EXPECT_EQ(getKernelFusion(*cuda),
+            KernelFusion::RowReductionsInternalAccumulators);
+  EXPECT_EQ(getKernelFusion(host), KernelFusion::RowReductions);
   EXPECT_NE(getPipelineHash(*cuda), getPipelineHash(host));
   EXPECT_EQ(
       makeScheduleRecord(nullptr, "", key, *cuda, "reference").pipelineHash,

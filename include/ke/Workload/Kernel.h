@@ -77,10 +77,21 @@ enum class KernelFusion {
   /// (every target).
   Elementwise,
   /// Also, for an elementwise anchor, the row reductions whose results it
-  /// reads, with their fills (getRowReductions). GPU targets: their rules
-  /// give each row a block, the CPU rules have no sketch for such groups.
+  /// reads, with their fills (getRowReductions): CPU targets (cpu.rows gives
+  /// each block of rows one pass).
   RowReductions,
+  /// RowReductions, and the accumulator of an anchor whose result only its
+  /// group reads is no kernel argument (GPU targets: gpu.rownorm gives each
+  /// row a block, and an anchor fused into its consumer's tiles keeps its
+  /// accumulator tile by tile in registers).
+  RowReductionsInternalAccumulators,
 };
+
+/// Whether `fusion` groups row reductions with their elementwise reader.
+inline bool fusesRowReductions(KernelFusion fusion) {
+  return fusion == KernelFusion::RowReductions ||
+         fusion == KernelFusion::RowReductionsInternalAccumulators;
+}
 
 /// The operation that combines the accumulator in a body of the form
 /// `yield combine(acc, f(inputs...))`: one associative, commutative
