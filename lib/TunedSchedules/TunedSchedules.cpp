@@ -33,10 +33,15 @@ std::string ke::getPipelineHash(const TargetDescription &target) {
 }
 
 KernelFusion ke::getKernelFusion(const TargetDescription &target) {
-  // Row reductions join the elementwise op that reads them on every target:
-  // gpu.rownorm gives each row a block, cpu.rows each block of rows a pass.
-  return target.isGpu() ? KernelFusion::RowReductionsInternalAccumulators
-                        : KernelFusion::RowReductions;
+  // Row reductions join the elementwise op that reads them: gpu.rownorm
+  // gives each row a block, cpu.rows each block of rows a pass. Not on
+  // vector-length-agnostic SVE (cpu:aarch64), where cpu.rows' row tiles
+  // would be fixed-length and cpu.tile vectorizes the separate kernels
+  // with scalable vectors (test/aarch64/check-sve.py).
+  if (target.isGpu())
+    return KernelFusion::RowReductionsInternalAccumulators;
+  return target.cpu.scalableVectors ? KernelFusion::Elementwise
+                                    : KernelFusion::RowReductions;
 }
 
 llvm::Expected<std::string>

@@ -181,6 +181,10 @@ TEST_F(TunedSchedulesTest, KernelGroupingAndHashPerTarget) {
   EXPECT_EQ(getKernelFusion(*cuda),
             KernelFusion::RowReductionsInternalAccumulators);
   EXPECT_EQ(getKernelFusion(host), KernelFusion::RowReductions);
+  // Scalable SVE keeps the rows' kernels apart (cpu.tile's scalable vectors).
+  llvm::Expected<TargetDescription> sve = parseTarget("cpu:aarch64");
+  ASSERT_TRUE(bool(sve));
+  EXPECT_EQ(getKernelFusion(*sve), KernelFusion::Elementwise);
   EXPECT_NE(getPipelineHash(*cuda), getPipelineHash(host));
   EXPECT_EQ(
       makeScheduleRecord(nullptr, "", key, *cuda, "reference").pipelineHash,
