@@ -516,9 +516,18 @@ static int fill(const ke_model_step *step, const CUdeviceptr *slots,
 
 /* Enqueues one call's steps on `stream`. Called with `lock` held. */
 static int run(CUstream stream, void *const *buffers) {
+  const ke_model_header *h = header();
+  /* Kernels read and write 16 bytes at a time and TMA tensor maps need
+     16-byte aligned buffers (ke's kernel ABI, docs/compile.md): a view at
+     an offset is refused here, not left to fault inside a kernel. */
+  for (uint32_t i = 0; i < h->num_inputs + h->num_outputs; ++i)
+    if ((uintptr_t)buffers[i] % 16)
+      return fail("ke model: %s #%u is at %p, not 16-byte aligned (a view "
+                  "at an offset?); pass a tensor of its own",
+                  i < h->num_inputs ? "input" : "output",
+                  i < h->num_inputs ? i : i - h->num_inputs, buffers[i]);
   if (ensureLoaded())
     return 1;
-  const ke_model_header *h = header();
   const ke_model_slot *s = at(h->slots);
   CUdeviceptr *slots = calloc(h->num_slots ? h->num_slots : 1,
                               sizeof(CUdeviceptr));
