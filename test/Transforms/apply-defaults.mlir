@@ -120,3 +120,52 @@ func.func @no_workloads(%x: f32) -> f32 {
   %y = arith.addf %x, %x : f32
   return %y : f32
 }
+
+// -----
+
+// An RMS norm: the sum of squares (a row reduction) and its fill are in the
+// normalization's group, scheduled with it by cpu.rows (one remark, at the
+// normalization, although the reduction comes first in the block and
+// ranks first among anchors). One block holds all 64 rows here (one
+// thread below 2^16 elements, so the forall folds away): per row the sum
+// of 8-wide partial sums, combined once; then per row the square root,
+// computed once outside the loop over the row's vectors.
+// CHECK-LABEL: func.func @rmsnorm
+// CHECK-NOT:     linalg.
+// CHECK:         scf.for
+// CHECK:           scf.for {{.*}} -> (tensor<1x8xf32>, vector<1x8xf32>)
+// CHECK:             arith.mulf {{.*}} : vector<1x8xf32>
+// CHECK:           vector.reduction <add>
+// CHECK:         scf.for
+// CHECK:           math.rsqrt {{.*}} : vector<1xf32>
+// CHECK-NEXT:      vector.broadcast
+// CHECK-NEXT:      scf.for
+// CHECK:             vector.transfer_write {{.*}} vector<1x8xf32>
+// CHECK-NOT:     linalg.
+// CHECK:         return
+func.func @rmsnorm(%x: tensor<64x256xf32>) -> tensor<64x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %inv = arith.constant 3.906250e-03 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %e = tensor.empty() : tensor<64x256xf32>
+  %er = tensor.empty() : tensor<64xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%er : tensor<64xf32>) -> tensor<64xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<64x256xf32>) outs(%si : tensor<64xf32>) {
+    ^bb0(%v: f32, %acc: f32):
+      %q = arith.mulf %v, %v : f32
+      %a = arith.addf %q, %acc : f32
+      linalg.yield %a : f32
+  } -> tensor<64xf32>
+  // expected-remark@+1 {{ke: no tuning database given; applied the default schedule cpu.rows}}
+  %r = linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a)>, affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : tensor<64x256xf32>, tensor<64xf32>) outs(%e : tensor<64x256xf32>) {
+    ^bb0(%v: f32, %t: f32, %o: f32):
+      %m = arith.mulf %t, %inv : f32
+      %p = arith.addf %m, %eps : f32
+      %rs = math.rsqrt %p : f32
+      %y = arith.mulf %v, %rs : f32
+      linalg.yield %y : f32
+  } -> tensor<64x256xf32>
+  return %r : tensor<64x256xf32>
+}
