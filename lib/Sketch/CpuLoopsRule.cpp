@@ -141,18 +141,8 @@ public:
     int64_t threads = knobs.get("threads", 1);
     for (auto &[name, ops] : byName) {
       SmallVector<std::string> handles = {w.match(name)};
-      if (ops.size() > 1) {
-        std::string all = handles.front();
-        handles.clear();
-        for (size_t i = 0; i < ops.size(); ++i)
-          handles.push_back(w.fresh("op"));
-        w.line(llvm::join(handles, ", ") + " = transform.split_handle " +
-               all + " : (!transform.any_op) -> (" +
-               llvm::join(SmallVector<std::string>(ops.size(),
-                                                   "!transform.any_op"),
-                          ", ") +
-               ")");
-      }
+      if (ops.size() > 1)
+        handles = w.splitHandle(handles.front(), ops.size(), "op");
       for (auto [op, handle] : llvm::zip(ops, handles)) {
         if (!hasOuterParallelLoop(op))
           continue;

@@ -91,17 +91,6 @@ public:
     int64_t numFills = producers.size() - numReductions;
     // The kernel holds the group alone: its reductions and fills are the
     // generics with one (last) reduction loop and the fills, in order.
-    auto split = [&](const std::string &all, int64_t n, llvm::StringRef stem) {
-      SmallVector<std::string> parts;
-      SmallVector<std::string> types(n, "!transform.any_op");
-      for (int64_t i = 0; i < n; ++i)
-        parts.push_back(w.fresh(stem));
-      w.line(llvm::formatv("{0} = transform.split_handle {1} : "
-                           "(!transform.any_op) -> ({2})",
-                           llvm::join(parts, ", "), all,
-                           llvm::join(types, ", ")));
-      return parts;
-    };
     SmallVector<std::string> iterators(rank, "#linalg.iterator_type<parallel>");
     iterators.back() = "#linalg.iterator_type<reduction>";
     std::string allReductions = w.fresh("reductions");
@@ -112,9 +101,9 @@ public:
                          allReductions, llvm::join(iterators, ", ")));
     w.comment("the reductions and their fills, in program order");
     SmallVector<std::string> reductions =
-        split(allReductions, numReductions, "red");
+        w.splitHandle(allReductions, numReductions, "red");
     SmallVector<std::string> fills =
-        split(w.match("linalg.fill"), numFills, "fill");
+        w.splitHandle(w.match("linalg.fill"), numFills, "fill");
     std::string anchorHandle = w.match("", "ke.anchor");
     int64_t rows = knobs.get("forall.d0", 1), vec = knobs.get("vec", 16);
     w.comment("blocks of rows across threads: the elementwise op's, every "
@@ -147,14 +136,8 @@ public:
         w.tileUsingFor(handle, fillTiles, loops);
         continue;
       }
-      std::string row = w.tileUsingFor(handle, oneRow, loops);
-      w.line(llvm::formatv(
-          "{0}, {1}, {2}, {3} = transform.structured.tile_reduction_using_for "
-          "{4} by tile_sizes = {5} : (!transform.any_op) -> "
-          "(!transform.any_op, !transform.any_op, !transform.any_op, "
-          "!transform.any_op)",
-          w.fresh("init"), w.fresh("partial"), w.fresh("combine"),
-          w.fresh("loop"), row, ScriptWriter::list(reductionTile)));
+      w.tileReductionUsingFor(w.tileUsingFor(handle, oneRow, loops),
+                              reductionTile);
     }
     w.vectorizeFunction(
         {"vector.lower_multi_reduction lowering_strategy = \"innerreduction\"",

@@ -90,12 +90,6 @@ public:
         cast<linalg::SoftmaxOp>(anchor).getInput().getType());
     int64_t rank = type.getRank();
     SoftmaxSizes sizes = getSoftmaxSizes(type, knobs);
-    auto handles = [&](llvm::StringRef stem, int n) {
-      SmallVector<std::string> names;
-      for (int i = 0; i < n; ++i)
-        names.push_back(w.fresh(stem));
-      return names;
-    };
     SmallVector<std::string> iterators(rank, "#linalg.iterator_type<parallel>");
     auto matchGenerics = [&](bool reduction) {
       iterators.back() = reduction ? "#linalg.iterator_type<reduction>"
@@ -109,12 +103,7 @@ public:
       return all;
     };
     auto split = [&](const std::string &all, llvm::StringRef stem) {
-      SmallVector<std::string> parts = handles(stem, 2);
-      w.line(llvm::formatv("{0}, {1} = transform.split_handle {2} : "
-                           "(!transform.any_op) -> (!transform.any_op, "
-                           "!transform.any_op)",
-                           parts[0], parts[1], all));
-      return parts;
+      return w.splitHandle(all, 2, stem);
     };
     w.comment("the parts in order: max, exp, sum, divide and their fills");
     SmallVector<std::string> reductions = split(matchGenerics(true), "red");
@@ -163,14 +152,7 @@ public:
     oneRow.push_back(0);
     reductionTile.back() = sizes.rowTiles.back();
     for (const std::string &reduction : {fused[0], fused[3]}) {
-      std::string row = tileFor(reduction, oneRow);
-      w.line(llvm::formatv(
-          "{0}, {1}, {2}, {3} = transform.structured.tile_reduction_using_for "
-          "{4} by tile_sizes = {5} : (!transform.any_op) -> "
-          "(!transform.any_op, !transform.any_op, !transform.any_op, "
-          "!transform.any_op)",
-          w.fresh("init"), w.fresh("partial"), w.fresh("combine"),
-          w.fresh("loop"), row, ScriptWriter::list(reductionTile)));
+      w.tileReductionUsingFor(tileFor(reduction, oneRow), reductionTile);
     }
     if (rank > 1)
       for (const std::string &fill : {fused[1], fused[4]})

@@ -98,6 +98,33 @@ ScriptWriter::tileReductionUsingForall(const std::string &target,
   return t;
 }
 
+ScriptWriter::ReductionTiles
+ScriptWriter::tileReductionUsingFor(const std::string &target,
+                                    llvm::ArrayRef<int64_t> tileSizes) {
+  ReductionTiles t{fresh("init"), fresh("partial"), fresh("combine"),
+                   fresh("loop")};
+  line(t.fill + ", " + t.partial + ", " + t.combine + ", " + t.forall +
+       " = transform.structured.tile_reduction_using_for " + target +
+       " by tile_sizes = " + list(tileSizes) +
+       " : (!transform.any_op) -> (!transform.any_op, !transform.any_op, "
+       "!transform.any_op, !transform.any_op)");
+  return t;
+}
+
+llvm::SmallVector<std::string>
+ScriptWriter::splitHandle(const std::string &all, size_t n,
+                          llvm::StringRef stem) {
+  llvm::SmallVector<std::string> parts;
+  for (size_t i = 0; i < n; ++i)
+    parts.push_back(fresh(stem));
+  line(llvm::join(parts, ", ") + " = transform.split_handle " + all +
+       " : (!transform.any_op) -> (" +
+       llvm::join(llvm::SmallVector<std::string>(n, "!transform.any_op"),
+                  ", ") +
+       ")");
+  return parts;
+}
+
 void ScriptWriter::bufferizeDestination(const std::string &target,
                                         llvm::StringRef memorySpace,
                                         llvm::StringRef memcpyOp) {

@@ -56,6 +56,15 @@ public:
   ReductionTiles tileReductionUsingForall(const std::string &target,
                                           llvm::ArrayRef<int64_t> numThreads,
                                           llvm::StringRef mapping = "");
+  /// tile_reduction_using_for of `target` by `tileSizes`: the reduction
+  /// carries one partial result per element of a tile across the loop and
+  /// combines them once after it. (`forall` is the scf.for's handle.)
+  ReductionTiles tileReductionUsingFor(const std::string &target,
+                                       llvm::ArrayRef<int64_t> tileSizes);
+  /// split_handle of `all` into `n` handles named after `stem`, in payload
+  /// order.
+  llvm::SmallVector<std::string> splitHandle(const std::string &all, size_t n,
+                                             llvm::StringRef stem);
   /// bufferize_to_allocation of the destination of `target` into
   /// `memorySpace`, copying in with `memcpyOp` when not empty.
   void bufferizeDestination(const std::string &target,
