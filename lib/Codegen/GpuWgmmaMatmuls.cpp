@@ -733,34 +733,33 @@ void WgmmaKernelBuilder::build() {
       acc = multiply(stage, acc);
       b.create<NVVM::WgmmaWaitGroupSyncOp>(1);
       releaseAndRefill(kTile, kTiles, leader, global);
-      b.create<scf::YieldOp>(acc);
     } else {
-    b.create<gpu::BarrierOp>();
-    acc = multiply(stage, acc);
-    // Tile k + stages - 2 goes where tile k - 2 was: every warpgroup waited
-    // for its wgmma group k - 2 before this iteration's barrier.
-    Value next = b.create<arith::AddIOp>(kTile, index(ahead));
-    Value inRange = b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, next,
-                                            index(kTiles));
-    if (mm.tma)
-      inRange = b.create<arith::AndIOp>(inRange, leader);
-    auto ifOp = b.create<scf::IfOp>(inRange, /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      Value nextStage = b.create<arith::RemUIOp>(next, index(mm.stages));
+      b.create<gpu::BarrierOp>();
+      acc = multiply(stage, acc);
+      // Tile k + stages - 2 goes where tile k - 2 was: every warpgroup waited
+      // for its wgmma group k - 2 before this iteration's barrier.
+      Value next = b.create<arith::AddIOp>(kTile, index(ahead));
+      Value inRange = b.create<arith::CmpIOp>(arith::CmpIPredicate::ult, next,
+                                              index(kTiles));
       if (mm.tma)
-        loadTiles(global(next), nextStage);
-      else
-        copyTiles(global(next), nextStage);
+        inRange = b.create<arith::AndIOp>(inRange, leader);
+      auto ifOp = b.create<scf::IfOp>(inRange, /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        Value nextStage = b.create<arith::RemUIOp>(next, index(mm.stages));
+        if (mm.tma)
+          loadTiles(global(next), nextStage);
+        else
+          copyTiles(global(next), nextStage);
+      }
+      // A group every iteration, empty at the end, so that the wait above
+      // always counts the same.
+      if (!mm.tma)
+        b.create<NVVM::CpAsyncCommitGroupOp>();
+      b.create<NVVM::WgmmaWaitGroupSyncOp>(1);
     }
-    // A group every iteration, empty at the end, so that the wait above
-    // always counts the same.
-    if (!mm.tma)
-      b.create<NVVM::CpAsyncCommitGroupOp>();
-    b.create<NVVM::WgmmaWaitGroupSyncOp>(1);
     b.create<scf::YieldOp>(acc);
-    }
   }
   b.create<NVVM::WgmmaWaitGroupSyncOp>(0);
   storeAccumulators(loop.getResult(0));
