@@ -67,6 +67,10 @@ def main():
                              "NAME=FLAGS,... (FLAGS: `ke-opt tune` flags "
                              "joined by '+'), e.g. "
                              "servers1=--live-measuring-servers=1")
+    parser.add_argument("--split", action="store_true",
+                        help="also run each N of --gpus with "
+                             "--concurrent-rounds=false (every round split "
+                             "across all ranks, as before 2026-11-28)")
     parser.add_argument("--rounds", type=int, default=0,
                         help="ke-opt bench re-timings of every run's bests "
                              "(0: compare the runs' own best times)")
@@ -82,6 +86,9 @@ def main():
         name, _, flags = extra.partition("=")
         configs.append((name, 1, flags.split("+")))
     configs += [(g, int(g), []) for g in args.gpus.split(",")]
+    if args.split:
+        configs += [(g + "split", int(g), ["--concurrent-rounds=false"])
+                    for g in args.gpus.split(",")]
     runs = {}
     for name, gpus, flags in configs:
         db = os.path.join(args.workdir, f"gpus{name}.db")

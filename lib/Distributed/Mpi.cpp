@@ -130,9 +130,10 @@ llvm::Expected<std::unique_ptr<MpiWorld>> MpiWorld::create() {
                        "4 or 5), not another MPI's");
 
   // Candidates run in forked children that never call MPI; the parent
-  // calls MPI from its main thread only.
+  // calls MPI from its main thread only, while rank 0's rounds run in
+  // threads of their own (ke/Search/ConcurrentRounds.h).
   int provided = 0;
-  if (api->init(nullptr, nullptr, MPI_THREAD_SINGLE, &provided) !=
+  if (api->init(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) !=
       MPI_SUCCESS)
     return makeError("MPI_Init_thread failed");
   std::unique_ptr<MpiWorld> world(new MpiWorld());

@@ -464,6 +464,11 @@ ServingChildPool &GpuEvaluator::getServerPool() {
   return pool;
 }
 
+void GpuEvaluator::stopMeasuringServers() {
+  for (ServingChild *child : getServerPool().getChildren())
+    child->stop();
+}
+
 ServingChild *GpuEvaluator::getMeasuringServer() {
   if (!options.measuringServer)
     return nullptr;

@@ -34,10 +34,11 @@ double TaskScheduler::getGradient(unsigned task) const {
          (options.alpha * backward + (1 - options.alpha) * forward);
 }
 
-std::optional<unsigned> TaskScheduler::pick() {
+std::optional<unsigned>
+TaskScheduler::pick(llvm::function_ref<bool(unsigned)> busy) {
   std::vector<unsigned> open;
   for (unsigned t = 0; t < finished.size(); ++t)
-    if (!finished[t])
+    if (!finished[t] && !(busy && busy(t)))
       open.push_back(t);
   if (open.empty())
     return std::nullopt;

@@ -41,6 +41,8 @@
 #include "llvm/Support/SHA256.h"
 
 #include <chrono>
+#include <list>
+#include <thread>
 
 using namespace mlir;
 using namespace ke;
@@ -387,7 +389,93 @@ unsigned runRound(WorkloadTuning &w, const TuneOptions &options,
   return measured;
 }
 
+using Clock = std::chrono::steady_clock;
+Clock::time_point now() { return Clock::now(); }
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(now() - start).count();
+}
+
+/// The rounds of the `active` workloads' search with up to
+/// getMaxRounds() of them in flight (ke/Search/ConcurrentRounds.h): each
+/// round runs in a thread of its own that holds the baton except while it
+/// waits for measurements; this thread hands out rounds by the task
+/// scheduler, never two of one workload at once, and gives each at most an
+/// exploration batch of the budget left, and no more than its share of it
+/// beside the rounds that could start with it.
+void runConcurrentRounds(std::vector<WorkloadTuning> &tunings,
+                         llvm::ArrayRef<unsigned> active,
+                         TaskScheduler &scheduler, const TuneOptions &options,
+                         unsigned &done, unsigned totalBudget,
+                         ProgressLine &progress,
+                         std::unique_lock<std::mutex> &baton) {
+  ConcurrentRounds &rounds = *options.concurrent;
+  struct Flight {
+    unsigned slot, budget, measured = 0;
+    bool ended = false;
+    std::thread thread;
+  };
+  std::list<Flight> flights;
+  std::vector<bool> busy(active.size(), false);
+  // Trials promised to the rounds in flight.
+  unsigned promised = 0;
+  while (true) {
+    while (flights.size() < rounds.getMaxRounds() &&
+           done + promised < totalBudget) {
+      std::optional<unsigned> slot =
+          scheduler.pick([&](unsigned s) { return bool(busy[s]); });
+      if (!slot)
+        break;
+      // The budget not promised yet, shared with the rounds that could
+      // still start beside this one (the first round of a run must not
+      // take what the others need to start at all).
+      unsigned unfinished = 0;
+      for (unsigned s = 0; s < active.size(); ++s)
+        unfinished += !scheduler.isFinished(s);
+      // The picked workload is unfinished and has no round in flight.
+      unsigned starting =
+          std::min(rounds.getMaxRounds(), unfinished) - flights.size();
+      unsigned left = totalBudget - done - promised;
+      Flight &flight = flights.emplace_back();
+      flight.slot = *slot;
+      flight.budget = std::min((left + starting - 1) / starting,
+                               options.explorer.batchSize);
+      busy[*slot] = true;
+      promised += flight.budget;
+      WorkloadTuning &w = tunings[active[*slot]];
+      flight.thread = std::thread([&rounds, &flight, &w, &options, &progress] {
+        std::unique_lock<std::mutex> held(rounds.baton);
+        auto start = now();
+        flight.measured = runRound(w, options, flight.budget, progress);
+        w.result.searchSeconds += secondsSince(start);
+        flight.ended = true;
+        rounds.changed.notify_all();
+      });
+    }
+    if (flights.empty())
+      break;
+    rounds.setRoundsInFlight(flights.size());
+    rounds.wait(baton);
+    for (auto it = flights.begin(); it != flights.end();) {
+      if (!it->ended) {
+        ++it;
+        continue;
+      }
+      // It set `ended` holding the baton and let go of it right after.
+      it->thread.join();
+      if (!it->measured)
+        scheduler.markFinished(it->slot);
+      scheduler.update(it->slot,
+                       tunings[active[it->slot]].task->getBestSeconds());
+      busy[it->slot] = false;
+      promised -= it->budget;
+      it = flights.erase(it);
+    }
+  }
+}
+
 } // namespace
+
+ConcurrentRounds::~ConcurrentRounds() = default;
 
 std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
                                             const TargetDescription &target,
@@ -458,10 +546,7 @@ std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
   // cpu.loops.parallel: the reference's own loops) is measured once before
   // the search, so that the best is never slower than it; the sampler draws
   // among the others.
-  auto now = [] { return std::chrono::steady_clock::now(); };
-  auto secondsSince = [&](std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(now() - start).count();
-  };
+  auto searchStart = now();
   for (unsigned i : active) {
     WorkloadTuning &w = tunings[i];
     auto start = now();
@@ -480,7 +565,21 @@ std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
       tunings[active[slot]].result.stopped = "budget";
       scheduler.markFinished(slot);
     }
-  while (done < totalBudget) {
+  bool concurrent = false;
+  std::unique_lock<std::mutex> baton;
+  if (options.concurrent && options.concurrent->getMaxRounds() > 1) {
+    baton = std::unique_lock<std::mutex>(options.concurrent->baton);
+    concurrent = options.concurrent->begin();
+    if (!concurrent)
+      baton.unlock();
+  }
+  if (concurrent) {
+    runConcurrentRounds(tunings, active, scheduler, options, done, totalBudget,
+                        searchProgress, baton);
+    options.concurrent->end();
+    baton.unlock();
+  }
+  while (!concurrent && done < totalBudget) {
     std::optional<unsigned> slot = scheduler.pick();
     if (!slot)
       break;
@@ -494,6 +593,8 @@ std::vector<TuningResult> ke::tuneWorkloads(ArrayRef<Workload> workloads,
     scheduler.update(*slot, w.task->getBestSeconds());
   }
   searchProgress.finish();
+  if (options.searchWallSeconds)
+    *options.searchWallSeconds = secondsSince(searchStart);
 
   std::vector<TuningResult> results;
   for (WorkloadTuning &w : tunings) {

@@ -87,6 +87,13 @@ static cl::opt<bool> measuringServer(
              "keeps the device context and input sets (default); "
              "--measuring-server=false starts a child per candidate"),
     cl::init(true), cl::sub(getTuneCommand()));
+static cl::opt<bool> concurrentRounds(
+    "concurrent-rounds",
+    cl::desc("Under mpirun: rank 0 hands rounds of different workloads to "
+             "different ranks at once and searches while they measure "
+             "(default); --concurrent-rounds=false splits every round "
+             "across all ranks and waits for it"),
+    cl::init(true), cl::sub(getTuneCommand()));
 static cl::opt<unsigned> liveMeasuringServers(
     "live-measuring-servers",
     cl::desc("GPU targets: measuring servers (one per workload) kept "
@@ -305,6 +312,8 @@ int ke::runTuneCommand() {
   if (world) {
     coordinator->setMeasuredBy(describeRank(*world, measured));
     options.createEvaluator = coordinator->getEvaluatorFactory();
+    if (concurrentRounds)
+      options.concurrent = coordinator->getConcurrentRounds();
     if (!gpu && world->getLocalSize() > 1 && !noProgress)
       llvm::errs() << "[ke] " << world->getLocalSize()
                    << " ranks share this node's cores: their CPU timings "
@@ -315,12 +324,12 @@ int ke::runTuneCommand() {
   llvm::json::Array results;
   unsigned totalTrials = 0;
   double searchSeconds = 0;
+  options.searchWallSeconds = &searchSeconds;
   std::optional<ProposerStats> proposer;
   for (const TuningResult &result :
        tuneWorkloads(inputs.workloads, target, options)) {
     results.push_back(result.toJSON());
     totalTrials += result.trials;
-    searchSeconds += result.searchSeconds;
     if (result.proposer) {
       // The run's totals, beside each workload's own.
       if (!proposer)
@@ -367,8 +376,10 @@ int ke::runTuneCommand() {
                              {"workloads", std::move(results)}};
   if (proposer)
     summary["proposer"] = proposer->toJSON();
-  if (world)
+  if (world) {
     summary["ranks"] = world->getSize();
+    summary["concurrent_rounds"] = bool(options.concurrent);
+  }
   llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(summary)))
                << "\n";
   return 0;

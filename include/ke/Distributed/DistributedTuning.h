@@ -2,13 +2,22 @@
 //
 // `mpirun -n N ke-opt tune ...` (docs/tuning.md, Tuning on a cluster).
 // Every rank parses the same inputs into the same workloads. Rank 0 runs
-// the search, the cost model, the database and the output; its evaluators
-// (DistributedEvaluator, made by TuningCoordinator's factory) split every
-// batch of candidates into one contiguous share per rank, measure their
-// own share and collect the others' records, in batch order. The other
-// ranks serve (serveTuning): each makes its own evaluator per workload (its
-// own reference, its own GPU: the node-local rank picks it) and measures
-// the shares it is sent, building in its own children on its own cores.
+// the search, the cost model, the database and the output. The other ranks
+// serve (serveTuning): each makes its own evaluator per workload (its own
+// reference, its own GPU: the node-local rank picks it) and measures the
+// shares of batches it is sent, building in its own children on its own
+// cores.
+//
+// Rank 0's evaluators (DistributedEvaluator, made by TuningCoordinator's
+// factory) measure the workloads' references, untuned defaults and
+// one-schedule sketches with rank 0's own evaluator, splitting each batch
+// into one contiguous share per rank. The search's rounds then run
+// concurrently (getConcurrentRounds, ke/Search/ConcurrentRounds.h): a
+// round's batch goes to free devices, one when enough workloads are left to
+// keep every device busy, several when fewer are, and rank 0 searches the
+// next rounds while they measure. Rank 0's own device is then served by a
+// child forked with rank 0's evaluators, so that its measurements never
+// wait for the search.
 //
 // A rank that cannot evaluate a workload (no device of its own, a failed
 // reference) answers with why, and rank 0 measures that share itself. A
@@ -43,6 +52,10 @@ public:
   /// The evaluator factory of TuneOptions: rank 0's own evaluator, with
   /// the serving ranks told to make theirs.
   EvaluatorFactory getEvaluatorFactory();
+  /// Rounds of different workloads at once, one device each (TuneOptions::
+  /// concurrent): rank 0 searches while every rank, rank 0's own device
+  /// through a child of rank 0, measures.
+  ConcurrentRounds *getConcurrentRounds();
   /// Tells every serving rank to stop (once).
   void stop();
   /// Names rank 0's process and device in its records.

@@ -78,6 +78,13 @@ public:
 
   ~GpuEvaluator() override;
 
+  /// Stops every measuring server of this process (they run again when
+  /// next needed). A process about to fork a child that will measure with
+  /// its evaluators (an MPI run's rank 0, ke/Distributed) calls this first:
+  /// a server is a child of this process, which the new one could not
+  /// share.
+  static void stopMeasuringServers();
+
 private:
   GpuEvaluator() = default;
   /// Measures the binary built at `path` (load, check, time): by the

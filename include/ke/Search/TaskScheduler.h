@@ -12,6 +12,7 @@
 #define KE_SEARCH_TASKSCHEDULER_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <optional>
 #include <random>
@@ -34,8 +35,10 @@ public:
                 TaskSchedulerOptions options = {});
 
   /// The task for the next round among those not marked finished, or none
-  /// when all are.
-  std::optional<unsigned> pick();
+  /// when all are. With `busy`, tasks it holds true for (a round of theirs
+  /// is in flight: ke/Search/ConcurrentRounds.h) are passed over as well.
+  std::optional<unsigned>
+  pick(llvm::function_ref<bool(unsigned)> busy = nullptr);
   /// Reports a round of `task`: its best time afterwards (none while it has
   /// no valid candidate).
   void update(unsigned task, std::optional<double> bestSeconds);

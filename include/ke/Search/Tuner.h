@@ -13,6 +13,7 @@
 #ifndef KE_SEARCH_TUNER_H
 #define KE_SEARCH_TUNER_H
 
+#include "ke/Search/ConcurrentRounds.h"
 #include "ke/Search/Droplet.h"
 #include "ke/Search/Explorer.h"
 #include "ke/Search/Proposer.h"
@@ -74,6 +75,14 @@ struct TuneOptions {
   unsigned transferSamples = 2000;
   /// Where evaluators come from; null: createEvaluator.
   EvaluatorFactory createEvaluator;
+  /// When set (an MPI run's rank 0, whose evaluators measure on several
+  /// devices), rounds of different workloads run at once
+  /// (ke/Search/ConcurrentRounds.h); null: one round after another.
+  ConcurrentRounds *concurrent = nullptr;
+  /// Set, when not null, to the wall time of the search of all workloads
+  /// (concurrent rounds overlap, so their workloads' searchSeconds do not
+  /// add up to it).
+  double *searchWallSeconds = nullptr;
 };
 
 /// What tuning one workload produced.
