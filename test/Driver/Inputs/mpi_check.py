@@ -3,7 +3,8 @@
 records file and its database agree.
 
 Prints, for FileCheck:
-  ranks N                      the summary's rank count
+  ranks N                      the summary's rank count, and "concurrent"
+                               or "split" (its concurrent_rounds)
   trials T of W workloads      trial records in the records file
   database equals records      every record of the records file is in the
                                database with the same content, and nothing
@@ -36,7 +37,8 @@ def main():
 
     if args.summary:
         summary = json.load(open(args.summary))
-        print(f"ranks {summary.get('ranks')}")
+        mode = "concurrent" if summary.get("concurrent_rounds") else "split"
+        print(f"ranks {summary.get('ranks')} {mode}")
     records = [json.loads(line) for line in open(args.records)]
     trials = [r for r in records if r["role"] == "trial"]
     print(f"trials {len(trials)} of {len(set(r['workload'] for r in trials))} workloads")
