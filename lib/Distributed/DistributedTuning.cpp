@@ -135,11 +135,12 @@ static llvm::json::Value serveBatch(Evaluator *evaluator,
 /// MPI), sends them and collects the answers, and a thread of rank 0's
 /// talks to its child.
 struct TuningCoordinator::State final : ConcurrentRounds {
-  State(MpiWorld &world, std::string measuredBy)
+  State(MpiWorld *world, std::string measuredBy)
       : world(world), measuredBy(std::move(measuredBy)),
-        servers(world.getSize()) {}
+        servers(world ? world->getSize() : 1) {}
 
-  MpiWorld &world;
+  /// Null in a run of one process.
+  MpiWorld *world;
   std::string measuredBy;
   bool stopped = false;
   /// What each rank said it cannot do, said on stderr once (a rank without
@@ -179,14 +180,26 @@ struct TuningCoordinator::State final : ConcurrentRounds {
   void sendOrAbort(int rank, const llvm::json::Value &message) {
     std::string text;
     llvm::raw_string_ostream(text) << message;
-    if (llvm::Error error = world.send(rank, text)) {
-      llvm::errs() << "ke-opt tune: " << llvm::toString(std::move(error))
-                   << "; ending the run\n";
-      world.abort(1);
-    }
+    if (llvm::Error error = world->send(rank, text))
+      endRun(llvm::toString(std::move(error)));
+  }
+  int getNumRanks() const { return world ? world->getSize() : 1; }
+  /// Ends the run with `why` on stderr: all ranks through the launcher, or
+  /// this process. Every record measured so far is in the database (each
+  /// is written as it comes).
+  [[noreturn]] void endRun(const llvm::Twine &why) {
+    llvm::errs() << "ke-opt tune: " << why
+                 << "; ending the run (every record measured so far is in "
+                    "the database)\n";
+    llvm::errs().flush();
+    if (world)
+      world->abort(1);
+    std::_Exit(1);
   }
 
-  unsigned getMaxRounds() const override { return world.getSize(); }
+  /// One more round than devices: while every device measures, the next
+  /// round is searched and ready for the first one that is free.
+  unsigned getMaxRounds() const override { return servers.size() + 1; }
   bool begin() override;
   void wait(std::unique_lock<std::mutex> &baton) override;
   void end() override;
@@ -209,7 +222,7 @@ public:
                        unsigned workload, std::unique_ptr<Evaluator> local,
                        const EvaluatorOptions &options)
       : state(std::move(state)), workload(workload), local(std::move(local)),
-        options(options), usable(this->state->world.getSize(), true) {}
+        options(options), usable(this->state->getNumRanks(), true) {}
 
   Operation *getKernelAnchor() const override {
     return local->getKernelAnchor();
@@ -315,13 +328,10 @@ void DistributedEvaluator::evaluateBatch(llvm::ArrayRef<Schedule> schedules,
   std::vector<unsigned> begins = splitEvenly(n, shares);
   std::optional<double> best = bestSeconds();
   for (unsigned share = 1; share < shares; ++share) {
-    if (llvm::Error error = state->world.send(
+    if (llvm::Error error = state->world->send(
             ranks[share], makeBatchMessage(schedules, begins[share],
-                                           begins[share + 1], best))) {
-      llvm::errs() << "ke-opt tune: " << llvm::toString(std::move(error))
-                   << "; ending the run\n";
-      state->world.abort(1);
-    }
+                                           begins[share + 1], best)))
+      state->endRun(llvm::toString(std::move(error)));
   }
   local->evaluateBatch(schedules.take_front(begins[1]), bestSeconds,
                        [&](unsigned index, CandidateRecord record) {
@@ -420,15 +430,10 @@ bool DistributedEvaluator::collectShare(int rank,
                                         llvm::ArrayRef<Schedule> schedules,
                                         unsigned begin, unsigned end,
                                         RecordFn onRecord) {
-  auto fail = [&](const llvm::Twine &why) {
-    llvm::errs() << "ke-opt tune: " << why
-                 << "; ending the run (every record measured so far is in "
-                    "the database)\n";
-    state->world.abort(1);
-  };
+  auto fail = [&](const llvm::Twine &why) { state->endRun(why); };
   double patience = getPatience(end - begin);
   llvm::Expected<std::optional<MpiMessage>> received =
-      state->world.receive(rank, patience);
+      state->world->receive(rank, patience);
   if (!received)
     fail("rank " + llvm::Twine(rank) + ": " +
          llvm::toString(received.takeError()));
@@ -478,7 +483,7 @@ bool DistributedEvaluator::readShare(
   return true;
 }
 
-TuningCoordinator::TuningCoordinator(MpiWorld &world, std::string measuredBy)
+TuningCoordinator::TuningCoordinator(MpiWorld *world, std::string measuredBy)
     : state(std::make_shared<State>(world, std::move(measuredBy))) {}
 
 TuningCoordinator::~TuningCoordinator() { stop(); }
@@ -495,7 +500,7 @@ void TuningCoordinator::stop() {
   if (state->stopped)
     return;
   state->stopped = true;
-  for (int rank = 1; rank < state->world.getSize(); ++rank)
+  for (int rank = 1; rank < state->getNumRanks(); ++rank)
     state->sendOrAbort(rank, llvm::json::Object{{"op", "stop"}});
 }
 
@@ -507,7 +512,7 @@ EvaluatorFactory TuningCoordinator::getEvaluatorFactory() {
              -> FailureOr<std::unique_ptr<Evaluator>> {
     // The serving ranks run their references while rank 0 runs its own
     // (told first: a workload rank 0 then skips costs them only that).
-    for (int rank = 1; rank < shared->world.getSize(); ++rank)
+    for (int rank = 1; rank < shared->getNumRanks(); ++rank)
       shared->sendOrAbort(
           rank, llvm::json::Object{{"op", "prepare"}, {"workload", workload}});
     FailureOr<std::unique_ptr<Evaluator>> local =
@@ -521,8 +526,6 @@ EvaluatorFactory TuningCoordinator::getEvaluatorFactory() {
 }
 
 bool TuningCoordinator::State::begin() {
-  if (world.getSize() < 2)
-    return false;
   // Rank 0's measurements move to a child that holds its evaluators as
   // they are now (references, input sets); the measuring servers are
   // children of this process, which that child could not share.
@@ -575,7 +578,7 @@ void TuningCoordinator::State::wait(std::unique_lock<std::mutex> &lock) {
   for (int rank = 1; rank < int(servers.size()); ++rank) {
     Server &server = servers[rank];
     if (server.request) {
-      if (llvm::Error error = world.send(rank, *server.request))
+      if (llvm::Error error = world->send(rank, *server.request))
         fatal = "rank " + std::to_string(rank) + ": " +
                 llvm::toString(std::move(error));
       server.request.reset();
@@ -588,9 +591,9 @@ void TuningCoordinator::State::wait(std::unique_lock<std::mutex> &lock) {
                   .str();
     }
   }
-  while (fatal.empty()) {
+  while (world && fatal.empty()) {
     llvm::Expected<std::optional<MpiMessage>> received =
-        world.receive(-1, /*timeoutSeconds=*/0.0);
+        world->receive(-1, /*timeoutSeconds=*/0.0);
     if (!received) {
       fatal = llvm::toString(received.takeError());
       break;
@@ -606,12 +609,8 @@ void TuningCoordinator::State::wait(std::unique_lock<std::mutex> &lock) {
     servers[rank].answer = std::move((*received)->text);
     moved = true;
   }
-  if (!fatal.empty()) {
-    llvm::errs() << "ke-opt tune: " << fatal
-                 << "; ending the run (every record measured so far is in "
-                    "the database)\n";
-    world.abort(1);
-  }
+  if (!fatal.empty())
+    endRun(fatal);
   if (moved)
     changed.notify_all();
   changed.wait_for(lock, std::chrono::milliseconds(2));

@@ -87,13 +87,17 @@ static cl::opt<bool> measuringServer(
              "keeps the device context and input sets (default); "
              "--measuring-server=false starts a child per candidate"),
     cl::init(true), cl::sub(getTuneCommand()));
-static cl::opt<bool> concurrentRounds(
+static cl::opt<cl::boolOrDefault> concurrentRounds(
     "concurrent-rounds",
-    cl::desc("Under mpirun: rank 0 hands rounds of different workloads to "
-             "different ranks at once and searches while they measure "
-             "(default); --concurrent-rounds=false splits every round "
-             "across all ranks and waits for it"),
-    cl::init(true), cl::sub(getTuneCommand()));
+    cl::desc("Search while the devices measure: rounds of different "
+             "workloads run at once, one device each, and the next round is "
+             "searched while the last is measured (the default on GPU "
+             "targets, in one process and under mpirun); "
+             "--concurrent-rounds=false runs one round after another (under "
+             "mpirun each split across all ranks), the default on CPU "
+             "targets, whose measurements need the cores the search would "
+             "take"),
+    cl::sub(getTuneCommand()));
 static cl::opt<unsigned> liveMeasuringServers(
     "live-measuring-servers",
     cl::desc("GPU targets: measuring servers (one per workload) kept "
@@ -245,7 +249,7 @@ int ke::runTuneCommand() {
   // before MPI is finalized.
   std::optional<TuningCoordinator> coordinator;
   if (world)
-    coordinator.emplace(*world, "");
+    coordinator.emplace(world.get(), "");
   int ordinal = getRankDevice(world.get());
   std::optional<MeasuredTarget> measured =
       prepareMeasuredTarget("tune", "tuning", ordinal, !noProgress);
@@ -312,13 +316,27 @@ int ke::runTuneCommand() {
   if (world) {
     coordinator->setMeasuredBy(describeRank(*world, measured));
     options.createEvaluator = coordinator->getEvaluatorFactory();
-    if (concurrentRounds)
-      options.concurrent = coordinator->getConcurrentRounds();
     if (!gpu && world->getLocalSize() > 1 && !noProgress)
       llvm::errs() << "[ke] " << world->getLocalSize()
                    << " ranks share this node's cores: their CPU timings "
                       "disturb each other (run one rank per node for cpu "
                       "targets)\n";
+  }
+
+  bool concurrent = concurrentRounds == cl::BOU_UNSET
+                        ? gpu
+                        : concurrentRounds == cl::BOU_TRUE;
+  if (concurrent) {
+    if (!coordinator) {
+      // One process: its device serves two rounds in turn.
+      coordinator.emplace(nullptr, "");
+      options.createEvaluator = coordinator->getEvaluatorFactory();
+      if (!gpu && !noProgress)
+        llvm::errs() << "[ke] --concurrent-rounds on a cpu target: the "
+                        "search disturbs the timings on this machine's "
+                        "cores\n";
+    }
+    options.concurrent = coordinator->getConcurrentRounds();
   }
 
   llvm::json::Array results;
@@ -376,10 +394,9 @@ int ke::runTuneCommand() {
                              {"workloads", std::move(results)}};
   if (proposer)
     summary["proposer"] = proposer->toJSON();
-  if (world) {
+  summary["concurrent_rounds"] = bool(options.concurrent);
+  if (world)
     summary["ranks"] = world->getSize();
-    summary["concurrent_rounds"] = bool(options.concurrent);
-  }
   llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(summary)))
                << "\n";
   return 0;

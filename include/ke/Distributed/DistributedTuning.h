@@ -41,12 +41,16 @@ llvm::Expected<CandidateRecord>
 candidateRecordFromMessage(const llvm::json::Value &message,
                            const Schedule &schedule);
 
-/// Rank 0's side of a distributed tuning run. While it lives, the other
-/// ranks serve it; its destructor (or stop()) tells them to stop.
+/// The searching side of a tuning run whose rounds run concurrently: rank
+/// 0 of an MPI run (while it lives, the other ranks serve it; its
+/// destructor, or stop(), tells them to stop), or, without `world`, a GPU
+/// tuning run of one process, whose device serves two rounds in turn (one
+/// measured while the next is searched).
 class TuningCoordinator {
 public:
-  /// `measuredBy` names rank 0's own process and device in its records.
-  TuningCoordinator(MpiWorld &world, std::string measuredBy);
+  /// `measuredBy` names rank 0's own process and device in its records
+  /// (empty in a run of one process).
+  TuningCoordinator(MpiWorld *world, std::string measuredBy);
   ~TuningCoordinator();
 
   /// The evaluator factory of TuneOptions: rank 0's own evaluator, with
