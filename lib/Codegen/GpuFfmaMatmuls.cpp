@@ -29,7 +29,10 @@
 //     multiply tile k: k_tile steps of 4 vector loads and 64 FMAs, fully
 //     unrolled, the accumulators in registers;
 //   epilogue: each result gets the fill's value and the consumer the
-//     sketch fused (`ke.ffma.epilogue`), then 16-byte stores.
+//     sketch fused (`ke.ffma.epilogue`), then 16-byte stores; a consumer
+//     that reads the result through a permutation (a convolution's result
+//     written back channels-first) stores 16 bytes along the rows where
+//     the output has them innermost, single results otherwise.
 //
 // The earlier schedule of these GEMMs (gpu.tile: transform-dialect tiling,
 // a register copy of each stage, three barriers per stage, 8 x 8
@@ -106,7 +109,8 @@ FailureOr<FfmaMatmul> analyzeFfmaMatmul(linalg::LinalgOp op) {
   if (failed(blockM) || failed(blockN) || failed(kTile) || failed(stages))
     return failure();
   FailureOr<MarkedGemm> gemm =
-      analyzeMarkedGemm(op, kFfmaAttr, kFfmaEpilogueAttr);
+      analyzeMarkedGemm(op, kFfmaAttr, kFfmaEpilogueAttr,
+                        /*allowPermutedEpilogue=*/true);
   if (failed(gemm))
     return failure();
   static_cast<MarkedGemm &>(mm) = *gemm;
@@ -158,6 +162,9 @@ private:
   /// Tile k's k_tile steps on buffer `stage`.
   SmallVector<Value> multiply(Value stage, ValueRange acc);
   void storeAccumulators(ValueRange acc);
+  /// The stores of an epilogue that reads the result through a
+  /// permutation (a channels-last convolution written channels-first).
+  void storePermuted(ValueRange acc);
 
   FfmaMatmul mm;
   Value aTiles, bTiles, bMatrix;
@@ -271,7 +278,77 @@ SmallVector<Value> FfmaKernelBuilder::multiply(Value stage, ValueRange acc) {
   return sums;
 }
 
+void FfmaKernelBuilder::storePermuted(ValueRange acc) {
+  Value out = mm.epilogue.getDpsInitOperand(0)->get();
+  auto outType = cast<MemRefType>(out.getType());
+  auto vecType = VectorType::get({kVector}, outType.getElementType());
+  // The anchor index that runs along the GEMM's rows innermost (a
+  // convolution's output column, a matmul's row) and its extent. Where the
+  // output stores it innermost and 4 divide it, a thread's 4 consecutive
+  // rows of one column are 16 contiguous, aligned bytes of the output
+  // (every row block starts at a multiple of 4): one vector store; a
+  // warp's 4 x 8 threads then write 8 columns of 64 contiguous bytes.
+  unsigned rowIndex = mm.conv ? 2 : mm.batched ? 1 : 0;
+  int64_t rowExtent = mm.conv ? mm.conv->outW : mm.m;
+  unsigned rank = mm.epilogueRead.getNumDims();
+  bool rowVectors = outType.getLayout().isIdentity() &&
+                    mm.epilogueRead.getDimPosition(rowIndex) == rank - 1 &&
+                    rowExtent % kVector == 0;
+  for (int64_t ib = 0; ib < kThreadM / kVector; ++ib) {
+    Value firstRow = b.create<arith::AddIOp>(
+        mBase,
+        b.create<arith::AddIOp>(rowInTile, index(ib * kBlockRowStride)));
+    for (int64_t j = 0; j < mm.colBlocks(); ++j) {
+      Value firstCol = b.create<arith::AddIOp>(
+          nBase, b.create<arith::AddIOp>(colInTile,
+                                         index(j * kBlockColStride)));
+      for (int64_t e = 0; e < kVector; ++e) {
+        Value col = b.create<arith::AddIOp>(firstCol, index(e));
+        // Result (ib * 4 + r, j) of the thread, element e: row r of a
+        // block of 4.
+        auto value = [&](int64_t r, Value row) {
+          Value sum = acc[(ib * kVector + r) * mm.colBlocks() + j];
+          return finish(b.create<vector::ExtractOp>(sum, e), row, col);
+        };
+        if (rowVectors) {
+          // Rows of 4 lie wholly inside M or past it (4 divide M).
+          scf::IfOp guard;
+          if (Value inside =
+                  insideResult(firstRow, col, mm.blockM, mm.blockN)) {
+            guard = b.create<scf::IfOp>(inside, /*withElseRegion=*/false);
+            b.setInsertionPointToStart(guard.thenBlock());
+          }
+          SmallVector<Value> values;
+          for (int64_t r = 0; r < kVector; ++r)
+            values.push_back(
+                value(r, b.create<arith::AddIOp>(firstRow, index(r))));
+          b.create<vector::StoreOp>(
+              b.create<vector::FromElementsOp>(vecType, values), out,
+              epilogueIndices(firstRow, col));
+          if (guard)
+            b.setInsertionPointAfter(guard);
+          continue;
+        }
+        for (int64_t r = 0; r < kVector; ++r) {
+          Value row = b.create<arith::AddIOp>(firstRow, index(r));
+          scf::IfOp guard;
+          if (Value inside = insideResult(row, col, mm.blockM, mm.blockN)) {
+            guard = b.create<scf::IfOp>(inside, /*withElseRegion=*/false);
+            b.setInsertionPointToStart(guard.thenBlock());
+          }
+          b.create<memref::StoreOp>(value(r, row), out,
+                                    epilogueIndices(row, col));
+          if (guard)
+            b.setInsertionPointAfter(guard);
+        }
+      }
+    }
+  }
+}
+
 void FfmaKernelBuilder::storeAccumulators(ValueRange acc) {
+  if (mm.hasPermutedEpilogue())
+    return storePermuted(acc);
   Value result = resultMatrix();
   auto vecType = VectorType::get({kVector}, getElementTypeOrSelf(result.getType()));
   // Rows of 4 whole results start 16 bytes aligned when N is a multiple of

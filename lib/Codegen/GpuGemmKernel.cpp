@@ -21,8 +21,10 @@ namespace {
 /// Finds the consumer marked as the GEMM's epilogue, if any, and checks
 /// that a kernel can apply it per final sum: all loops parallel, one result
 /// written through the identity, the GEMM's result read through the
-/// identity and nowhere else (a temporary buffer).
-LogicalResult analyzeEpilogue(MarkedGemm &mm, StringRef epilogueMark) {
+/// identity (or a permutation, where `allowPermuted`) and nowhere else (a
+/// temporary buffer).
+LogicalResult analyzeEpilogue(MarkedGemm &mm, StringRef epilogueMark,
+                              bool allowPermuted) {
   for (Operation *next = mm.op->getNextNode(); next;
        next = next->getNextNode()) {
     auto consumer = dyn_cast<linalg::LinalgOp>(next);
@@ -40,10 +42,16 @@ LogicalResult analyzeEpilogue(MarkedGemm &mm, StringRef epilogueMark) {
     for (OpOperand *input : consumer.getDpsInputOperands()) {
       if (input->get() != mm.c)
         continue;
-      if (!consumer.getMatchingIndexingMap(input).isIdentity())
+      AffineMap read = consumer.getMatchingIndexingMap(input);
+      if (!read.isIdentity() && !(allowPermuted && read.isPermutation()))
         return consumer->emitError()
                << epilogueMark
                << " reads the matmul's result through a permutation";
+      if (readsResult && read != mm.epilogueRead)
+        return consumer->emitError()
+               << epilogueMark << " reads the matmul's result twice, "
+               << "through different maps";
+      mm.epilogueRead = read;
       readsResult = true;
     }
     auto alloc = mm.c.getDefiningOp<memref::AllocOp>();
@@ -144,7 +152,8 @@ LogicalResult analyzeMatmul(MarkedGemm &mm, StringRef mark) {
 
 FailureOr<MarkedGemm> ke::analyzeMarkedGemm(linalg::LinalgOp op,
                                             StringRef mark,
-                                            StringRef epilogueMark) {
+                                            StringRef epilogueMark,
+                                            bool allowPermutedEpilogue) {
   MarkedGemm mm;
   mm.op = op;
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp>(
@@ -176,7 +185,7 @@ FailureOr<MarkedGemm> ke::analyzeMarkedGemm(linalg::LinalgOp op,
   mm.init = fill.getDpsInputOperand(0)->get();
   if (!mm.init.getType().isF32())
     return op->emitError() << mark << ": the fill's value must be f32";
-  if (failed(analyzeEpilogue(mm, epilogueMark)))
+  if (failed(analyzeEpilogue(mm, epilogueMark, allowPermutedEpilogue)))
     return failure();
   return mm;
 }
@@ -240,10 +249,23 @@ Value GemmKernelBuilder::asMatrix(Value memref) {
   return b.create<memref::CollapseShapeOp>(memref, groups);
 }
 
+SmallVector<Value> GemmKernelBuilder::epilogueIndices(Value row,
+                                                     Value column) {
+  SmallVector<Value> anchor = anchorIndices(row, column);
+  if (!gemm.epilogue || gemm.epilogueRead.isIdentity())
+    return anchor;
+  // Result r of the read map is the anchor's index r, taken from the
+  // epilogue's loop the map names there.
+  SmallVector<Value> loops(anchor.size());
+  for (unsigned r = 0; r < anchor.size(); ++r)
+    loops[gemm.epilogueRead.getDimPosition(r)] = anchor[r];
+  return loops;
+}
+
 Value GemmKernelBuilder::applyEpilogue(Value value, Value row, Value column) {
   linalg::LinalgOp ep = gemm.epilogue;
   Block *body = ep.getBlock();
-  SmallVector<Value> loops = anchorIndices(row, column);
+  SmallVector<Value> loops = epilogueIndices(row, column);
   IRMapping mapping;
   for (OpOperand &operand : ep->getOpOperands()) {
     BlockArgument arg = body->getArgument(operand.getOperandNumber());

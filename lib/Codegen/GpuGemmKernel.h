@@ -50,10 +50,21 @@ struct MarkedGemm {
   /// sum before it is stored (then `c` is a temporary that is never
   /// written), or null.
   mlir::linalg::LinalgOp epilogue;
+  /// How the epilogue reads the GEMM's result: from its loops to the
+  /// anchor's (n, oh, ow, f or batch, m, n) indices. The identity but for a
+  /// builder that stores through a permutation (analyzeMarkedGemm's
+  /// `allowPermutedEpilogue`), e.g. a channels-last convolution's result
+  /// written back channels-first.
+  mlir::AffineMap epilogueRead;
   /// The operands' element type (A's and B's are the same).
   mlir::Type element;
 
   int64_t elementBytes() const { return element.getIntOrFloatBitWidth() / 8; }
+  /// Whether the epilogue reads the result through a permutation (then its
+  /// output is no matrix of the GEMM's rows and columns).
+  bool hasPermutedEpilogue() const {
+    return epilogue && !epilogueRead.isIdentity();
+  }
 };
 
 /// Reads `op`, marked with attribute `mark` (also the diagnostics' prefix),
@@ -61,10 +72,13 @@ struct MarkedGemm {
 /// M x K or K x M, B K x N or N x K) or linalg.conv_2d_nhwc_hwcf with
 /// static, contiguous operands of one f16, bf16 or f32 element type and an
 /// f32 result; the linalg.fill of its accumulator right before it; the
-/// consumer marked `epilogueMark`, if any. A located error otherwise.
-mlir::FailureOr<MarkedGemm> analyzeMarkedGemm(mlir::linalg::LinalgOp op,
-                                              llvm::StringRef mark,
-                                              llvm::StringRef epilogueMark);
+/// consumer marked `epilogueMark`, if any, which reads the result through
+/// the identity or, with `allowPermutedEpilogue`, a permutation. A located
+/// error otherwise.
+mlir::FailureOr<MarkedGemm>
+analyzeMarkedGemm(mlir::linalg::LinalgOp op, llvm::StringRef mark,
+                  llvm::StringRef epilogueMark,
+                  bool allowPermutedEpilogue = false);
 
 /// Integer knob `name` of the dictionary `mark` put on `op`; a located
 /// error when it is missing.
@@ -103,8 +117,13 @@ protected:
   /// maps, linalg.index the anchor's indices).
   mlir::Value finish(mlir::Value sum, mlir::Value row, mlir::Value column);
   /// Where final values go: the epilogue's result or the GEMM's, as a
-  /// matrix.
+  /// matrix (not for a permuted epilogue: see epilogueIndices).
   mlir::Value resultMatrix();
+  /// The epilogue's loop indices of GEMM row `row`, column `column`, which
+  /// index its output: the anchor's indices, permuted as the epilogue reads
+  /// them.
+  mlir::SmallVector<mlir::Value> epilogueIndices(mlir::Value row,
+                                                 mlir::Value column);
   /// The (tile row, tile column) a block computes, from its ids along y and
   /// x: grouped rasterization, so that consecutive blocks (x fastest) take
   /// `group` tile rows of each tile column and the blocks in flight share

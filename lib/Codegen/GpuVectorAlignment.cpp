@@ -26,7 +26,7 @@ namespace ke {
 namespace {
 
 /// The largest power of two (up to 2^20) that provably divides the index
-/// value `value`: constants, sums, products and shifts of values, affine
+/// value `value`: constants, sums, products, remainders and shifts of values, affine
 /// maps of them, and scf.for induction variables; thread and block ids and
 /// anything else count as 1.
 int64_t knownPowerOfTwoFactor(Value value, unsigned depth = 0);
@@ -83,6 +83,10 @@ int64_t knownPowerOfTwoFactor(Value value, unsigned depth) {
                                  apply.getSymbolOperands(), depth);
   }
   if (isa<arith::AddIOp, arith::SubIOp>(def))
+    return std::min(knownPowerOfTwoFactor(def->getOperand(0), depth + 1),
+                    knownPowerOfTwoFactor(def->getOperand(1), depth + 1));
+  // x rem c = x - c * (x / c): a multiple of what divides both.
+  if (isa<arith::RemUIOp>(def))
     return std::min(knownPowerOfTwoFactor(def->getOperand(0), depth + 1),
                     knownPowerOfTwoFactor(def->getOperand(1), depth + 1));
   if (isa<arith::MulIOp>(def))

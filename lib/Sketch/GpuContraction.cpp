@@ -14,7 +14,7 @@
 using namespace mlir;
 using namespace ke;
 
-bool ke::hasMmaEpilogueOnly(Operation *anchor) {
+bool ke::hasMmaEpilogueOnly(Operation *anchor, bool allowPermutedRead) {
   auto func = anchor->getParentOfType<func::FuncOp>();
   if (!func)
     return false;
@@ -29,10 +29,13 @@ bool ke::hasMmaEpilogueOnly(Operation *anchor) {
       !consumer.getIndexingMapMatchingResult(consumer->getResult(0))
            .isIdentity())
     return false;
-  for (OpOperand *input : consumer.getDpsInputOperands())
-    if (input->get() == anchor->getResult(0) &&
-        !consumer.getMatchingIndexingMap(input).isIdentity())
+  for (OpOperand *input : consumer.getDpsInputOperands()) {
+    if (input->get() != anchor->getResult(0))
+      continue;
+    AffineMap read = consumer.getMatchingIndexingMap(input);
+    if (!read.isIdentity() && !(allowPermutedRead && read.isPermutation()))
       return false;
+  }
   return true;
 }
 

@@ -61,7 +61,11 @@ struct MmaContraction {
 /// one elementwise consumer that reads the anchor's result element for
 /// element (all loops parallel, the result read and written through the
 /// identity): the epilogue ke-gpu-vector-to-mma applies from registers.
-bool hasMmaEpilogueOnly(mlir::Operation *anchor);
+/// With `allowPermutedRead`, the consumer may read the result through a
+/// permutation (its output still through the identity), for a kernel that
+/// stores through it (gpu.ffma).
+bool hasMmaEpilogueOnly(mlir::Operation *anchor,
+                        bool allowPermutedRead = false);
 
 /// Reads the operand layouts off `maps` over `batch` leading batch loops
 /// (then m, n, k): A (m, k), or (k, m) with `allowTransposedA`, B (k, n)

@@ -81,7 +81,11 @@ public:
   bool matches(Operation *anchor,
                const TargetDescription &target) const override {
     // cp.async and the NVVM barrier: CUDA only.
-    if (target.family != TargetFamily::Cuda || !hasMmaEpilogueOnly(anchor))
+    // A consumer that reads the result through a permutation (the
+    // transpose back to channels-first of a convolution from PyTorch) is
+    // applied as the result is stored.
+    if (target.family != TargetFamily::Cuda ||
+        !hasMmaEpilogueOnly(anchor, /*allowPermutedRead=*/true))
       return false;
     std::optional<TensorCoreGemm> gemm = analyzeTensorCoreGemm(anchor);
     if (!gemm)

@@ -159,3 +159,68 @@ func.func @missing(%c: memref<64x64xf32>, %a: memref<64x64xf32>, %b: memref<64x6
     ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
   return
 }
+
+// -----
+
+// A channels-last convolution written back channels-first (PyTorch's
+// layout): the marked linalg.transpose is the epilogue, applied as each
+// result is stored. The output stores the GEMM's rows (output columns, 8
+// of them, a multiple of 4) innermost, so a thread's 4 consecutive rows of
+// one channel are one 16-byte store into the NCHW output; the temporary
+// and the transpose are gone.
+// CHECK-LABEL: func.func @conv_nchw_out
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: memref.alloc
+// CHECK: scf.for
+// CHECK: scf.yield
+// CHECK-NOT: memref.store
+// CHECK-COUNT-16: vector.store {{.*}} : memref<2x64x8x8xf32>, vector<4xf32>
+// CHECK-NOT: vector.store
+func.func @conv_nchw_out(%out: memref<2x64x8x8xf32>, %i: memref<2x10x10x32xf32>, %f: memref<3x3x32x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<2x8x8x64xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<2x8x8x64xf32>)
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>,
+                            ke.ffma = {block_m = 64 : i64, block_n = 64 : i64, k_tile = 8 : i64, stages = 2 : i64}}
+    ins(%i, %f : memref<2x10x10x32xf32>, memref<3x3x32x64xf32>) outs(%t : memref<2x8x8x64xf32>)
+  linalg.transpose ins(%t : memref<2x8x8x64xf32>) outs(%out : memref<2x64x8x8xf32>) permutation = [0, 3, 1, 2] {ke.ffma.epilogue}
+  memref.dealloc %t : memref<2x8x8x64xf32>
+  return
+}
+
+// -----
+
+// Output rows of 7 columns: each result is stored on its own, at its
+// channels-first place (n, f, oh, ow) with ow = row mod 7, after the
+// epilogue's bias (indexed by the channel, the epilogue's loop 1) and
+// ReLU. M = 98 in blocks of 64 guards the rows.
+// CHECK-LABEL: func.func @conv_nchw_bias
+// CHECK-NOT: linalg.generic
+// CHECK: scf.yield
+// CHECK-NOT: vector.store
+// CHECK: scf.if
+// CHECK: arith.remui %{{.*}}, %c7
+// CHECK: memref.load %{{.*}} : memref<64xf32>
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK: memref.store {{.*}} : memref<2x64x7x7xf32>
+#nchw = affine_map<(n, f, h, w) -> (n, f, h, w)>
+#nhwc = affine_map<(n, f, h, w) -> (n, h, w, f)>
+#chan = affine_map<(n, f, h, w) -> (f)>
+func.func @conv_nchw_bias(%out: memref<2x64x7x7xf32>, %i: memref<2x9x9x32xf32>, %f: memref<3x3x32x64xf32>, %bias: memref<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<2x7x7x64xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<2x7x7x64xf32>)
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>,
+                            ke.ffma = {block_m = 64 : i64, block_n = 64 : i64, k_tile = 8 : i64, stages = 2 : i64}}
+    ins(%i, %f : memref<2x9x9x32xf32>, memref<3x3x32x64xf32>) outs(%t : memref<2x7x7x64xf32>)
+  linalg.generic {indexing_maps = [#nhwc, #chan, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} {ke.ffma.epilogue}
+    ins(%t, %bias : memref<2x7x7x64xf32>, memref<64xf32>) outs(%out : memref<2x64x7x7xf32>) {
+  ^bb0(%v: f32, %bb: f32, %o: f32):
+    %s = arith.addf %v, %bb : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  }
+  memref.dealloc %t : memref<2x7x7x64xf32>
+  return
+}

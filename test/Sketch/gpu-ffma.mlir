@@ -56,3 +56,22 @@ func.func @conv(%i: tensor<32x58x58x64xf32>, %f: tensor<3x3x64x64xf32>) -> tenso
        ins(%i, %f : tensor<32x58x58x64xf32>, tensor<3x3x64x64xf32>) outs(%c : tensor<32x56x56x64xf32>) -> tensor<32x56x56x64xf32>
   return %r : tensor<32x56x56x64xf32>
 }
+
+// A channels-first convolution, as PyTorch's models bring it: ke-convs-to-
+// channels-last runs it channels-last, and the transpose of its result
+// back to channels-first joins its kernel as the epilogue (gpu.ffma
+// stores through the permutation).
+// CHECK-LABEL: // -----// workload {{.*}} linalg.conv_2d_nhwc_hwcf
+// CHECK-NEXT: // sketch gpu.ffma
+// CHECK: transform.annotate {{.*}} "ke.ffma.epilogue"
+// CHECK: // -----// workload {{.*}} linalg.transpose
+// CHECK-NEXT: // fused into workload
+// DEFAULT: linalg.conv_2d_nhwc_hwcf (gpu.ffma)
+func.func @conv_nchw(%i: tensor<32x64x56x56xf32>, %f: tensor<64x64x1x1xf32>) -> tensor<32x64x56x56xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x64x56x56xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<32x64x56x56xf32>) -> tensor<32x64x56x56xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%i, %f : tensor<32x64x56x56xf32>, tensor<64x64x1x1xf32>) outs(%c : tensor<32x64x56x56xf32>) -> tensor<32x64x56x56xf32>
+  return %r : tensor<32x64x56x56xf32>
+}
