@@ -151,6 +151,8 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
     list.push_back(passStep({{[] { return createGpuRowArgmaxPass(); }}}));
     // And the norms gpu.rownorm marked (rows no warp multiple divides).
     list.push_back(passStep({{[] { return createGpuRowNormPass(); }}}));
+    // And the transposes gpu.transpose marked.
+    list.push_back(passStep({{[] { return createGpuTransposePass(); }}}));
     list.push_back(
         passStep({{[] { return createGpuTransposeSharedTilesPass(); }}}));
     list.push_back(

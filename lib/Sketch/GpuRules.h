@@ -40,6 +40,9 @@ const SketchRule &getGpuArgRowRule();
 /// An elementwise op with the row reductions it reads (norms, log-softmax):
 /// one row per block, every part split over its threads (GpuRowNormRule.cpp).
 const SketchRule &getGpuRowNormRule();
+/// Transposes that move the innermost dimension, through shared tiles, on a
+/// kernel ke-gpu-transpose builds (GpuTransposeRule.cpp).
+const SketchRule &getGpuTransposeRule();
 /// Everything else (elementwise, pooling, fills, reductions that cannot be
 /// split): parallel loops over blocks and threads (GpuElementwiseRule.cpp).
 const SketchRule &getGpuElementwiseRule();

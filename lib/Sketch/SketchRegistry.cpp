@@ -20,6 +20,8 @@
 //   GpuReduceRule.cpp         gpu.reduce: cross-thread reductions
 //   GpuSoftmaxRule.cpp        gpu.softmax
 //   GpuRowNormRule.cpp        gpu.rownorm: norms, a row per block
+//   GpuTransposeRule.cpp      gpu.transpose: through shared tiles, built
+//                             by a pass
 //   GpuTiling.cpp             the block/thread tiling gpu.tile and
 //                             gpu.elementwise share (GpuTilingParams)
 //   RuleSupport, CpuSupport,  what the rules share: all of them, the CPU
@@ -59,7 +61,8 @@ llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
       &getGpuMmaRule(),
       &getGpuFfmaRule(),
       &getGpuTileRule(),
-      &getGpuRowNormRule(), &getGpuElementwiseRule()};
+      &getGpuRowNormRule(), &getGpuTransposeRule(),
+      &getGpuElementwiseRule()};
   switch (family) {
   case TargetFamily::Cpu:
     return cpuRules;

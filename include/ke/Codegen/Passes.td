@@ -417,6 +417,30 @@ def GpuMfmaMatmulsPass : Pass<"ke-gpu-mfma-matmuls", "::mlir::ModuleOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def GpuTransposePass : Pass<"ke-gpu-transpose", "::mlir::ModuleOp"> {
+  let summary = "Shared-memory transpose kernels for the transposes the "
+                "gpu.transpose sketch marked";
+  let description = [{
+    Replaces each bufferized linalg.transpose marked `ke.transpose = {tile,
+    rows}` by a gpu.launch. The transpose is taken over its merged
+    dimensions (ke/Workload/Transpose.h: output dimensions that stay
+    adjacent in the input move as one, dimensions of extent 1 join their
+    neighbours), both buffers collapsed to them. Each block moves a
+    tile x tile square of the output dimension the input holds innermost
+    by the output's innermost one, with tile x rows threads: it reads the
+    square along the input's innermost dimension into a shared tile (rows
+    padded by one element), synchronizes, and writes it along the output's
+    innermost dimension; the other dimensions and the squares form the grid
+    along x. Elements past an extent are neither read nor written. A marked
+    op this cannot build (a copy that moves no innermost dimension, knobs
+    that do not fit a block) is a located error.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def GpuFfmaMatmulsPass : Pass<"ke-gpu-ffma-matmuls", "::mlir::ModuleOp"> {
   let summary = "CUDA-core kernels for the f32 GEMMs the gpu.ffma sketch "
                 "marked";
@@ -433,9 +457,10 @@ def GpuFfmaMatmulsPass : Pass<"ke-gpu-ffma-matmuls", "::mlir::ModuleOp"> {
     transposing copies along K; elements past M, N or K zero-filled), one
     barrier per K tile, and the accumulators stored from registers with the
     fill's value added. A consumer marked `ke.ffma.epilogue` (elementwise,
-    reading the result through the identity from a temporary buffer) is
-    applied to each result before the store, and it and the temporary are
-    gone. A marked op this cannot build is a located error. CUDA only; the
+    reading the result from a temporary buffer through the identity or a
+    permutation, e.g. a convolution's result written back channels-first)
+    is applied to each result before the store, and it and the temporary
+    are gone. A marked op this cannot build is a located error. CUDA only; the
     first step of the CUDA lowering.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
