@@ -8,8 +8,9 @@
 // here it becomes one kernel built the way fast CUDA-core SGEMMs are
 // (CUTLASS's SIMT GEMMs, cuBLAS's sm80 ffma kernels):
 //
-//   grid (N / block_n, M / block_m rounded up, batch); block ids mapped so
-//     that group_m tile rows sweep the columns together (L2 reuse);
+//   grid (N / block_n x M / block_m rounded up, 1, batch): the tiles along
+//     x, mapped so that group_m tile rows sweep the columns together (L2
+//     reuse);
 //   warps of 4 x 8 threads, each thread 8 x thread_n results (thread_n 8
 //     or 16) as blocks of 4 x 4: rows t.m * 4 and 16 + t.m * 4 of the
 //     warp's 32, columns t.n * 4 + 32 j of its 8 thread_n. Per K step a
@@ -135,10 +136,11 @@ FailureOr<FfmaMatmul> analyzeFfmaMatmul(linalg::LinalgOp op) {
   if (mm.kTile < 1 || mm.kTile > 32 || mm.stages < 2 || mm.groupM < 1)
     return op->emitError("ke.ffma: k_tile must be 1-32, stages at least 2, "
                          "group_m positive");
-  if (mm.tileRows() > 65535 || mm.batch > 65535)
+  if (mm.tileRows() * mm.tileCols() > std::numeric_limits<int32_t>::max() ||
+      mm.batch > 65535)
     return op->emitError("ke.ffma: ")
-           << mm.tileRows() << " tile rows or a batch of " << mm.batch
-           << " exceed the grid (65535)";
+           << mm.tileRows() << " x " << mm.tileCols()
+           << " tiles or a batch of " << mm.batch << " exceed the grid";
   return mm;
 }
 
@@ -407,11 +409,14 @@ void FfmaKernelBuilder::storeAccumulators(ValueRange acc) {
 
 void FfmaKernelBuilder::build() {
   MLIRContext *ctx = b.getContext();
+  // Every tile along x (2^31 - 1 blocks), so that a convolution's
+  // millions of output pixels fit (y takes 65535).
   auto launch = b.create<gpu::LaunchOp>(
-      index(mm.tileCols()), index(mm.tileRows()), index(mm.batch),
+      index(mm.tileCols() * mm.tileRows()), index(1), index(mm.batch),
       index(mm.threads()), index(1), index(1),
       b.create<arith::ConstantIntOp>(b.getI32Type(), mm.sharedBytes()));
-  beginBlockTile(launch, mm.blockM, mm.blockN, mm.groupM);
+  beginBlockTile(launch, mm.blockM, mm.blockN, mm.groupM,
+                 /*linearGrid=*/true);
 
   // Warps of 4 x 8 threads over warp tiles of 32 x warpN, warps
   // row-major over the block tile.

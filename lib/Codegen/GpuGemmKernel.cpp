@@ -344,16 +344,21 @@ Value GemmKernelBuilder::insideResult(Value row, Value column, int64_t blockM,
 }
 
 void GemmKernelBuilder::beginBlockTile(gpu::LaunchOp launch, int64_t blockM,
-                                       int64_t blockN, int64_t groupM) {
+                                       int64_t blockN, int64_t groupM,
+                                       bool linearGrid) {
   Block &body = launch.getBody().front();
   b.setInsertionPointToStart(&body);
   b.create<gpu::TerminatorOp>();
   b.setInsertionPointToStart(&body);
   batchId = launch.getBlockIds().z;
-  auto [tileRow, tileCol] =
-      rasterize(launch.getBlockIds().y, launch.getBlockIds().x,
-                llvm::divideCeil(gemm.m, blockM),
-                llvm::divideCeil(gemm.n, blockN), groupM);
+  int64_t tileCols = llvm::divideCeil(gemm.n, blockN);
+  Value blockY = launch.getBlockIds().y, blockX = launch.getBlockIds().x;
+  if (linearGrid) {
+    blockY = b.create<arith::DivUIOp>(launch.getBlockIds().x, index(tileCols));
+    blockX = b.create<arith::RemUIOp>(launch.getBlockIds().x, index(tileCols));
+  }
+  auto [tileRow, tileCol] = rasterize(
+      blockY, blockX, llvm::divideCeil(gemm.m, blockM), tileCols, groupM);
   mBase = b.create<arith::MulIOp>(tileRow, index(blockM));
   nBase = b.create<arith::MulIOp>(tileCol, index(blockN));
   thread = launch.getThreadIds().x;

@@ -138,12 +138,14 @@ protected:
   mlir::Value insideResult(mlir::Value row, mlir::Value column,
                            int64_t blockM, int64_t blockN);
   /// Starts the body of `launch` (a grid of tile columns along x, tile rows
-  /// along y, batches or splits along z): its terminator, then `batchId`,
-  /// the block's first row `mBase` and column `nBase` (grouped
-  /// rasterization by `groupM`, see rasterize) and `thread`; the builder is
-  /// left at the start of the body.
+  /// along y, batches or splits along z; with `linearGrid`, both tile
+  /// counts along x, tile columns fastest, for more tile rows than y
+  /// takes): its terminator, then `batchId`, the block's first row `mBase`
+  /// and column `nBase` (grouped rasterization by `groupM`, see rasterize)
+  /// and `thread`; the builder is left at the start of the body.
   void beginBlockTile(mlir::gpu::LaunchOp launch, int64_t blockM,
-                      int64_t blockN, int64_t groupM);
+                      int64_t blockN, int64_t groupM,
+                      bool linearGrid = false);
   /// Erases the marked op, its fill, its epilogue and the temporary the
   /// epilogue read, once the kernel replaces them.
   void eraseMarkedOps();

@@ -5,7 +5,7 @@
 // targets, with at most one fused elementwise consumer, on a kernel built
 // the way fast CUDA-core SGEMMs are:
 //
-//   block tile (block.m x block.n)   grid (N / block.n, M / block.m, batch),
+//   block tile (block.m x block.n)   grid (N / block.n x M / block.m, 1, batch),
 //                                    partial tiles zero-filled and masked
 //   thread.n                         8 x thread.n results per thread (8 or
 //                                    16), warp tiles of 32 x 8 thread.n
@@ -91,8 +91,10 @@ public:
     if (!gemm)
       return false;
     const MmaContraction &c = gemm->c;
+    // The tiles run along the grid's x (2^31 - 1), batches along z.
     return c.a.isF32() && c.b.isF32() && c.c.isF32() && c.batch <= 65535 &&
-           llvm::divideCeil(c.m, kWarpM) <= 65535;
+           llvm::divideCeil(c.m, kWarpM) * llvm::divideCeil(c.n, kWarpM) <=
+               std::numeric_limits<int32_t>::max();
   }
 
   /// The default where its blocks fill the GPU: on fewer, smaller
@@ -129,15 +131,9 @@ public:
                             const KnobAssignment &knobs,
                             std::string &reason) const override {
     FfmaTiles t = tilesFor(knobs);
-    MmaContraction c = analyzeTensorCoreGemm(anchor)->c;
     if (t.blockN % t.warpN()) {
       reason = llvm::formatv("block.n {0} is not a multiple of the warp's {1}",
                              t.blockN, t.warpN());
-      return failure();
-    }
-    if (llvm::divideCeil(c.m, t.blockM) > 65535) {
-      reason = llvm::formatv("{0} tile rows of {1} exceed the grid's y",
-                             llvm::divideCeil(c.m, t.blockM), t.blockM);
       return failure();
     }
     if (t.sharedBytes() > target.gpu.sharedMemoryPerBlockBytes) {

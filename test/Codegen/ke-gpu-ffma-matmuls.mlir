@@ -1,7 +1,8 @@
 // RUN: ke-opt %s --split-input-file --verify-diagnostics --ke-gpu-ffma-matmuls | FileCheck %s
 
 // An f32 matmul marked by gpu.ffma (128x128 blocks, K tiles of 8, 3
-// stages; B K x N) becomes one kernel: 2 x 2 blocks of 256 threads (8 warps
+// stages; B K x N) becomes one kernel: 2 x 2 blocks, all along the grid's
+// x, of 256 threads (8 warps
 // of 32 x 64), 3 x 8 x (128 + 4) f32 tiles of A and of B in dynamic shared
 // memory (25344 bytes), tiles 0 and 1 copied before the loop (A stored
 // M x K: four 4-byte cp.async per thread written transposed, no L1 bypass;
@@ -14,7 +15,7 @@
 // CHECK-NOT: linalg.fill
 // CHECK-NOT: linalg.matmul
 // CHECK: %[[SMEM:.*]] = arith.constant 25344 : i32
-// CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %[[SMEM]]
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c4, {{.*}} = %c1{{(_[0-9]+)?}}, {{.*}}) {{.*}} dynamic_shared_memory_size %[[SMEM]]
 // CHECK: gpu.dynamic_shared_memory
 // CHECK: memref.view {{.*}} to memref<3x8x132xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.view {{.*}} to memref<3x8x132xf32, #gpu.address_space<workgroup>>

@@ -75,3 +75,18 @@ func.func @conv_nchw(%i: tensor<32x64x56x56xf32>, %f: tensor<64x64x1x1xf32>) -> 
        ins(%i, %f : tensor<32x64x56x56xf32>, tensor<64x64x1x1xf32>) outs(%c : tensor<32x64x56x56xf32>) -> tensor<32x64x56x56xf32>
   return %r : tensor<32x64x56x56xf32>
 }
+
+// KernelBench's Conv2d_Min_Tanh_Tanh: 128 images of 254 x 254 output
+// pixels, M = 8.3 million rows, 258,064 warp tiles of rows: more tile rows
+// than a grid's y takes, so gpu.ffma lays every tile along x.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.conv_2d_nhwc_hwcf
+// CHECK-NEXT: // sketch gpu.ffma
+// DEFAULT: linalg.conv_2d_nhwc_hwcf (gpu.ffma)
+func.func @conv_many_rows(%i: tensor<128x16x256x256xf32>, %f: tensor<64x16x3x3xf32>) -> tensor<128x64x254x254xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<128x64x254x254xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<128x64x254x254xf32>) -> tensor<128x64x254x254xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%i, %f : tensor<128x16x256x256xf32>, tensor<64x16x3x3xf32>) outs(%c : tensor<128x64x254x254xf32>) -> tensor<128x64x254x254xf32>
+  return %r : tensor<128x64x254x254xf32>
+}
