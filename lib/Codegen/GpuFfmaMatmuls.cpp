@@ -2,10 +2,9 @@
 //
 // ke-gpu-ffma-matmuls (ke/Codegen/Passes.td), the first step of the CUDA
 // lowering. The gpu.ffma sketch (lib/Sketch/GpuFfmaRule.cpp) bufferizes an
-// f32 matmul, batch matmul or channels-last convolution and marks it with
-// its knobs (`ke.ffma = {block_m, block_n, k_tile, stages, group_m,
-// thread_n}`);
-// here it becomes one kernel built the way fast CUDA-core SGEMMs are
+// f32 matmul, batch matmul or channels-last 2-D or 3-D convolution and
+// marks it with its knobs (`ke.ffma = {block_m, block_n, k_tile, stages,
+// group_m, thread_n}`); here it becomes one kernel built the way fast CUDA-core SGEMMs are
 // (CUTLASS's SIMT GEMMs, cuBLAS's sm80 ffma kernels):
 //
 //   grid (N / block_n x M / block_m rounded up, 1, batch): the tiles along
@@ -290,7 +289,7 @@ void FfmaKernelBuilder::storePermuted(ValueRange acc) {
   // rows of one column are 16 contiguous, aligned bytes of the output
   // (every row block starts at a multiple of 4): one vector store; a
   // warp's 4 x 8 threads then write 8 columns of 64 contiguous bytes.
-  unsigned rowIndex = mm.conv ? 2 : mm.batched ? 1 : 0;
+  unsigned rowIndex = mm.conv ? mm.conv->spatial : mm.batched ? 1 : 0;
   int64_t rowExtent = mm.conv ? mm.conv->outW : mm.m;
   unsigned rank = mm.epilogueRead.getNumDims();
   bool rowVectors = outType.getLayout().isIdentity() &&

@@ -31,7 +31,8 @@ LogicalResult analyzeEpilogue(MarkedGemm &mm, StringRef epilogueMark,
     if (!consumer || !consumer->hasAttr(epilogueMark))
       continue;
     if (consumer.getNumParallelLoops() != consumer.getNumLoops() ||
-        consumer.getNumLoops() != (mm.conv ? 4u : mm.batched ? 3u : 2u) ||
+        consumer.getNumLoops() !=
+            (mm.conv ? mm.conv->spatial + 2 : mm.batched ? 3u : 2u) ||
         consumer.getNumDpsInits() != 1 || !consumer.hasPureBufferSemantics() ||
         !consumer.getMatchingIndexingMap(consumer.getDpsInitOperand(0))
              .isIdentity())
@@ -80,33 +81,43 @@ LogicalResult checkOperands(MarkedGemm &mm, StringRef mark) {
   return success();
 }
 
-/// A marked channels-last convolution as an implicit GEMM.
-LogicalResult analyzeConv(MarkedGemm &mm, linalg::Conv2DNhwcHwcfOp conv,
-                          StringRef mark) {
+/// A marked channels-last 2-D or 3-D convolution as an implicit GEMM.
+template <typename ConvOp>
+LogicalResult analyzeConv(MarkedGemm &mm, ConvOp conv, StringRef mark) {
   mm.a = conv.getInputs()[0];
   mm.b = conv.getInputs()[1];
   mm.c = conv.getOutputs()[0];
   if (failed(checkOperands(mm, mark)))
     return failure();
+  // Filter ([kd,] kh, kw, c, f), output (n, [od,] oh, ow, f).
   ArrayRef<int64_t> filter = cast<MemRefType>(mm.b.getType()).getShape();
   ArrayRef<int64_t> output = cast<MemRefType>(mm.c.getType()).getShape();
+  auto strides = llvm::to_vector(conv.getStrides().template getValues<int64_t>());
+  auto dilations =
+      llvm::to_vector(conv.getDilations().template getValues<int64_t>());
   ConvGeometry g;
-  g.outH = output[1];
-  g.outW = output[2];
-  g.filterH = filter[0];
-  g.filterW = filter[1];
-  g.channels = filter[2];
-  auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
-  auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
-  g.strideH = strides[0];
-  g.strideW = strides[1];
-  g.dilationH = dilations[0];
-  g.dilationW = dilations[1];
+  unsigned s = filter.size() - 2;
+  g.spatial = s;
+  if (s == 3) {
+    g.outD = output[1];
+    g.filterD = filter[0];
+    g.strideD = strides[0];
+    g.dilationD = dilations[0];
+  }
+  g.outH = output[s - 1];
+  g.outW = output[s];
+  g.filterH = filter[s - 2];
+  g.filterW = filter[s - 1];
+  g.channels = filter[s];
+  g.strideH = strides[s - 2];
+  g.strideW = strides[s - 1];
+  g.dilationH = dilations[s - 2];
+  g.dilationW = dilations[s - 1];
   mm.conv = g;
-  mm.m = output[0] * g.outH * g.outW;
-  mm.n = filter[3];
-  mm.k = g.filterH * g.filterW * g.channels;
-  // B, the filter as (kh kw c) x f, is stored K x N.
+  mm.m = output[0] * g.outD * g.outH * g.outW;
+  mm.n = filter[s + 1];
+  mm.k = g.filterD * g.filterH * g.filterW * g.channels;
+  // B, the filter as ([kd] kh kw c) x f, is stored K x N.
   mm.transposedB = false;
   return success();
 }
@@ -156,14 +167,19 @@ FailureOr<MarkedGemm> ke::analyzeMarkedGemm(linalg::LinalgOp op,
                                             bool allowPermutedEpilogue) {
   MarkedGemm mm;
   mm.op = op;
-  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp>(
-          op) ||
+  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
+           linalg::Conv3DNdhwcDhwcfOp>(op) ||
       !op.hasPureBufferSemantics())
     return op->emitError() << mark
                            << " takes a bufferized linalg.matmul, "
-                              "linalg.batch_matmul or linalg.conv_2d_nhwc_hwcf";
+                              "linalg.batch_matmul, linalg.conv_2d_nhwc_hwcf "
+                              "or linalg.conv_3d_ndhwc_dhwcf";
   if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op.getOperation())) {
     if (failed(analyzeConv(mm, conv, mark)))
+      return failure();
+  } else if (auto conv3d =
+                 dyn_cast<linalg::Conv3DNdhwcDhwcfOp>(op.getOperation())) {
+    if (failed(analyzeConv(mm, conv3d, mark)))
       return failure();
   } else if (failed(analyzeMatmul(mm, mark))) {
     return failure();
@@ -224,18 +240,30 @@ SmallVector<Value> GemmKernelBuilder::convInputIndices(Value row, Value k) {
         b.create<arith::MulIOp>(out, index(stride)),
         b.create<arith::MulIOp>(tapIndex, index(dilation)));
   };
-  return {pixel[0], at(pixel[1], g.strideH, kh, g.dilationH),
-          at(pixel[2], g.strideW, kw, g.dilationW), channel};
+  if (g.spatial == 2)
+    return {pixel[0], at(pixel[1], g.strideH, kh, g.dilationH),
+            at(pixel[2], g.strideW, kw, g.dilationW), channel};
+  // Taps (kd, kh, kw): kh above counts whole rows of taps, kd * KH + kh.
+  Value kd = b.create<arith::DivUIOp>(kh, index(g.filterH));
+  kh = b.create<arith::RemUIOp>(kh, index(g.filterH));
+  return {pixel[0], at(pixel[1], g.strideD, kd, g.dilationD),
+          at(pixel[2], g.strideH, kh, g.dilationH),
+          at(pixel[3], g.strideW, kw, g.dilationW), channel};
 }
 
 SmallVector<Value> GemmKernelBuilder::anchorIndices(Value row, Value column) {
   if (gemm.conv) {
     const ConvGeometry &g = *gemm.conv;
-    Value image = b.create<arith::DivUIOp>(row, index(g.outH * g.outW));
+    Value image =
+        b.create<arith::DivUIOp>(row, index(g.outD * g.outH * g.outW));
     Value oh = b.create<arith::RemUIOp>(
         b.create<arith::DivUIOp>(row, index(g.outW)), index(g.outH));
     Value ow = b.create<arith::RemUIOp>(row, index(g.outW));
-    return {image, oh, ow, column};
+    if (g.spatial == 2)
+      return {image, oh, ow, column};
+    Value od = b.create<arith::RemUIOp>(
+        b.create<arith::DivUIOp>(row, index(g.outH * g.outW)), index(g.outD));
+    return {image, od, oh, ow, column};
   }
   if (gemm.batched)
     return {batchId, row, column};
@@ -243,9 +271,14 @@ SmallVector<Value> GemmKernelBuilder::anchorIndices(Value row, Value column) {
 }
 
 Value GemmKernelBuilder::asMatrix(Value memref) {
-  if (!gemm.conv || cast<MemRefType>(memref.getType()).getRank() != 4)
+  int64_t rank = cast<MemRefType>(memref.getType()).getRank();
+  if (!gemm.conv || rank != gemm.conv->spatial + 2)
     return memref;
-  SmallVector<ReassociationIndices> groups = {{0, 1, 2}, {3}};
+  // Every dimension but the last (f) as rows.
+  SmallVector<ReassociationIndices> groups(2);
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    groups[0].push_back(d);
+  groups[1].push_back(rank - 1);
   return b.create<memref::CollapseShapeOp>(memref, groups);
 }
 

@@ -24,19 +24,25 @@
 
 namespace ke {
 
-/// A channels-last 2-D convolution as an implicit GEMM: M the output
-/// pixels (n, oh, ow), N the filters, K (kh, kw, c) with c innermost, so
-/// that a K chunk of channels is contiguous in one input pixel.
+/// A channels-last 2-D or 3-D convolution as an implicit GEMM: M the
+/// output pixels (n, [od,] oh, ow), N the filters, K ([kd,] kh, kw, c) with
+/// c innermost, so that a K chunk of channels is contiguous in one input
+/// pixel. A 2-D one has depth 1 everywhere.
 struct ConvGeometry {
-  int64_t outH = 0, outW = 0, filterH = 0, filterW = 0, channels = 0;
-  int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
+  /// Spatial dimensions: 2 or 3.
+  unsigned spatial = 2;
+  int64_t outD = 1, outH = 0, outW = 0;
+  int64_t filterD = 1, filterH = 0, filterW = 0, channels = 0;
+  int64_t strideD = 1, strideH = 1, strideW = 1;
+  int64_t dilationD = 1, dilationH = 1, dilationW = 1;
 };
 
 /// A marked matmul, batch matmul or convolution read as a GEMM.
 struct MarkedGemm {
   mlir::linalg::LinalgOp op;
-  /// Set for linalg.conv_2d_nhwc_hwcf (A the input, B the filter as a
-  /// (kh kw c) x f matrix, C the output as a (n oh ow) x f one).
+  /// Set for linalg.conv_2d_nhwc_hwcf and conv_3d_ndhwc_dhwcf (A the
+  /// input, B the filter as a ([kd] kh kw c) x f matrix, C the output as a
+  /// (n [od] oh ow) x f one).
   std::optional<ConvGeometry> conv;
   /// A stored K x M, B stored N x K (K innermost).
   bool batched = false, transposedA = false, transposedB = false;
@@ -69,7 +75,8 @@ struct MarkedGemm {
 
 /// Reads `op`, marked with attribute `mark` (also the diagnostics' prefix),
 /// as a GEMM: a bufferized linalg.matmul, linalg.batch_matmul (A stored
-/// M x K or K x M, B K x N or N x K) or linalg.conv_2d_nhwc_hwcf with
+/// M x K or K x M, B K x N or N x K), linalg.conv_2d_nhwc_hwcf or
+/// linalg.conv_3d_ndhwc_dhwcf with
 /// static, contiguous operands of one f16, bf16 or f32 element type and an
 /// f32 result; the linalg.fill of its accumulator right before it; the
 /// consumer marked `epilogueMark`, if any, which reads the result through
@@ -106,7 +113,7 @@ protected:
                                                   mlir::Value k);
   /// The anchor's loop indices of GEMM row `row`, column `column`: (row,
   /// column), `batchId` first for a batch matmul; for a convolution (n,
-  /// oh, ow, f).
+  /// [od,] oh, ow, f).
   mlir::SmallVector<mlir::Value> anchorIndices(mlir::Value row,
                                                mlir::Value column);
   /// A convolution's GEMM operands as matrices: the filter (kh kw c) x f,

@@ -90,25 +90,32 @@ std::optional<MmaContraction> ke::analyzeContraction(Operation *anchor,
   return c;
 }
 
-std::optional<TensorCoreGemm> ke::analyzeTensorCoreGemm(Operation *anchor) {
+std::optional<TensorCoreGemm> ke::analyzeTensorCoreGemm(Operation *anchor,
+                                                        bool allowConv3d) {
   if (std::optional<MmaContraction> c =
           analyzeContraction(anchor, /*allowTransposedA=*/true))
     return TensorCoreGemm{*c, {}};
-  auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(anchor);
-  if (!conv || !conv.hasPureTensorSemantics())
+  bool conv2d = isa<linalg::Conv2DNhwcHwcfOp>(anchor);
+  if (!conv2d && !(allowConv3d && isa<linalg::Conv3DNdhwcDhwcfOp>(anchor)))
     return std::nullopt;
   auto op = cast<linalg::LinalgOp>(anchor);
   SmallVector<int64_t> loops = op.getStaticLoopRanges();
-  if (llvm::any_of(loops, ShapedType::isDynamic))
+  if (!op.hasPureTensorSemantics() ||
+      llvm::any_of(loops, ShapedType::isDynamic))
     return std::nullopt;
+  // Loops (n, [od,] oh, ow, f, [kd,] kh, kw, c).
+  unsigned spatial = conv2d ? 2 : 3;
   TensorCoreGemm g;
   g.convLoops = loops;
-  g.c.m = loops[0] * loops[1] * loops[2];
-  g.c.n = loops[3];
-  g.c.k = loops[4] * loops[5] * loops[6];
-  g.c.a = getElementTypeOrSelf(conv.getInputs()[0].getType());
-  g.c.b = getElementTypeOrSelf(conv.getInputs()[1].getType());
-  g.c.c = getElementTypeOrSelf(conv.getOutputs()[0].getType());
+  g.c.m = g.c.k = 1;
+  for (unsigned d = 0; d <= spatial; ++d)
+    g.c.m *= loops[d];
+  g.c.n = loops[spatial + 1];
+  for (unsigned d = spatial + 2; d < loops.size(); ++d)
+    g.c.k *= loops[d];
+  g.c.a = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
+  g.c.b = getElementTypeOrSelf(op.getDpsInputOperand(1)->get().getType());
+  g.c.c = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
   return g;
 }
 
@@ -152,9 +159,10 @@ LoopNestDescription ke::describeConvGemmNest(ArrayRef<int64_t> loops,
                                              const MmaNestTiles &t) {
   // Output pixels as (oh, ow) rows: `rows` pixels cover min(rows, ow) of a
   // row and as many rows as that leaves.
+  unsigned oh0 = loops.size() == 9 ? 2 : 1;
   auto pixels = [&](int64_t rows) {
-    int64_t ow = std::min(rows, loops[2]);
-    int64_t oh = std::min(loops[1], std::max<int64_t>(1, rows / ow));
+    int64_t ow = std::min(rows, loops[oh0 + 1]);
+    int64_t oh = std::min(loops[oh0], std::max<int64_t>(1, rows / ow));
     return std::make_pair(oh, ow);
   };
   auto [blockOh, blockOw] = pixels(t.blockM);
@@ -162,16 +170,26 @@ LoopNestDescription ke::describeConvGemmNest(ArrayRef<int64_t> loops,
   LoopNestDescription d;
   d.ranges = SmallVector<int64_t>(loops);
   d.reduction = {false, false, false, false, true, true, true};
-  d.addLevel(TileLevelRole::Threads, {1, blockOh, blockOw, t.blockN, 0, 0, 0},
-             true);
-  d.addLevel(TileLevelRole::Cache, {0, 0, 0, 0, 1, 1, t.kStage}, false);
-  d.addLevel(TileLevelRole::Register, {1, warpOh, warpOw, t.warpN, 0, 0, 0},
-             true);
-  d.addLevel(TileLevelRole::Inner,
-             {1, 1, std::min(t.instrM, warpOw), t.instrN, 1, 1, t.instrK},
-             false);
+  SmallVector<int64_t> block = {1, blockOh, blockOw, t.blockN, 0, 0, 0};
+  SmallVector<int64_t> stage = {0, 0, 0, 0, 1, 1, t.kStage};
+  SmallVector<int64_t> warp = {1, warpOh, warpOw, t.warpN, 0, 0, 0};
+  SmallVector<int64_t> inner = {1, 1, std::min(t.instrM, warpOw),
+                                t.instrN, 1, 1, t.instrK};
+  // A 3-D convolution's od and kd (after n and after f) by 1.
+  if (loops.size() == 9) {
+    d.reduction.insert(d.reduction.begin() + 4, true);
+    d.reduction.insert(d.reduction.begin() + 1, false);
+    for (SmallVector<int64_t> *level : {&block, &stage, &warp, &inner}) {
+      level->insert(level->begin() + 4, level == &stage ? 1 : 0);
+      level->insert(level->begin() + 1, level == &stage ? 0 : 1);
+    }
+  }
+  d.addLevel(TileLevelRole::Threads, block, true);
+  d.addLevel(TileLevelRole::Cache, stage, false);
+  d.addLevel(TileLevelRole::Register, warp, true);
+  d.addLevel(TileLevelRole::Inner, inner, false);
   d.threads = t.threads;
-  d.vectorLoop = 3;
+  d.vectorLoop = loops.size() == 9 ? 4 : 3;
   d.vectorWidth = t.vectorWidth;
   return d;
 }

@@ -1,8 +1,8 @@
 //===- GpuFfmaRule.cpp - f32 GEMMs on CUDA cores, built by a pass ---------===//
 //
 // gpu.ffma: an f32 matmul, batch matmul (A stored M x K or K x M, B K x N
-// or N x K) or channels-last convolution (an implicit GEMM) on CUDA
-// targets, with at most one fused elementwise consumer, on a kernel built
+// or N x K) or channels-last 2-D or 3-D convolution (an implicit GEMM) on
+// CUDA targets, with at most one fused elementwise consumer, on a kernel built
 // the way fast CUDA-core SGEMMs are:
 //
 //   block tile (block.m x block.n)   grid (N / block.n x M / block.m, 1, batch),
@@ -87,7 +87,7 @@ public:
     if (target.family != TargetFamily::Cuda ||
         !hasMmaEpilogueOnly(anchor, /*allowPermutedRead=*/true))
       return false;
-    std::optional<TensorCoreGemm> gemm = analyzeTensorCoreGemm(anchor);
+    std::optional<TensorCoreGemm> gemm = analyzeTensorCoreGemm(anchor, /*allowConv3d=*/true);
     if (!gemm)
       return false;
     const MmaContraction &c = gemm->c;
@@ -103,7 +103,7 @@ public:
   /// with bias and ReLU 28.0 us against 15.2; 4096^3 3003 us against 3860).
   bool prefersDefault(Operation *anchor,
                       const TargetDescription &target) const override {
-    MmaContraction c = analyzeTensorCoreGemm(anchor)->c;
+    MmaContraction c = analyzeTensorCoreGemm(anchor, /*allowConv3d=*/true)->c;
     auto [blockM, blockN] = defaultBlock(c, target);
     return llvm::divideCeil(c.m, blockM) * llvm::divideCeil(c.n, blockN) *
                c.batch >=
@@ -112,7 +112,7 @@ public:
 
   KnobSpace getKnobSpace(Operation *anchor,
                          const TargetDescription &target) const override {
-    MmaContraction c = analyzeTensorCoreGemm(anchor)->c;
+    MmaContraction c = analyzeTensorCoreGemm(anchor, /*allowConv3d=*/true)->c;
     auto [blockM, blockN] = defaultBlock(c, target);
     KnobSpace space;
     space.knobs.push_back(makeKnob("block.m", coveringTileChoices(c.m, kWarpM), blockM));
@@ -163,7 +163,7 @@ public:
   LoopNestDescription
   describeLoopNest(Operation *anchor, const TargetDescription &target,
                    const KnobAssignment &knobs) const override {
-    TensorCoreGemm gemm = *analyzeTensorCoreGemm(anchor);
+    TensorCoreGemm gemm = *analyzeTensorCoreGemm(anchor, /*allowConv3d=*/true);
     FfmaTiles t = tilesFor(knobs);
     // A thread's 8 x thread.n results play the instruction's part; vectors
     // of 4 along N.

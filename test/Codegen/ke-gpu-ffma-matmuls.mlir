@@ -225,3 +225,27 @@ func.func @conv_nchw_bias(%out: memref<2x64x7x7xf32>, %i: memref<2x9x9x32xf32>, 
   memref.dealloc %t : memref<2x7x7x64xf32>
   return
 }
+
+// -----
+
+// A channels-last 3-D convolution is an implicit GEMM too: M the output
+// voxels (n, od, oh, ow), K the taps (kd, kh, kw) by the channels; the
+// input element of row m and column k is (n, od + kd, oh + kh, ow + kw, c)
+// (stride and dilation 1), tap kd * 9 + kh * 3 + kw of k / 8. The filter
+// and the output are matrices of their rows.
+// CHECK-LABEL: func.func @conv3d
+// CHECK-NOT: linalg.conv_3d_ndhwc_dhwcf
+// CHECK: memref.collapse_shape %{{.*}} {{\[}}[0, 1, 2, 3], [4]] : memref<3x3x3x8x64xf32> into memref<216x64xf32>
+// CHECK: arith.divui %{{.*}}, %c8
+// CHECK: arith.remui %{{.*}}, %c8
+// CHECK: nvgpu.device_async_copy {{.*}} : memref<2x6x6x6x8xf32> to
+// CHECK: scf.for
+// CHECK: vector.store {{.*}} : memref<128x64xf32>, vector<4xf32>
+func.func @conv3d(%out: memref<2x4x4x4x64xf32>, %i: memref<2x6x6x6x8xf32>, %f: memref<3x3x3x8x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<2x4x4x4x64xf32>)
+  linalg.conv_3d_ndhwc_dhwcf {dilations = dense<1> : tensor<3xi64>, strides = dense<1> : tensor<3xi64>,
+                              ke.ffma = {block_m = 64 : i64, block_n = 64 : i64, k_tile = 8 : i64, stages = 2 : i64}}
+    ins(%i, %f : memref<2x6x6x6x8xf32>, memref<3x3x3x8x64xf32>) outs(%out : memref<2x4x4x4x64xf32>)
+  return
+}

@@ -90,3 +90,19 @@ func.func @conv_many_rows(%i: tensor<128x16x256x256xf32>, %f: tensor<64x16x3x3xf
        ins(%i, %f : tensor<128x16x256x256xf32>, tensor<64x16x3x3xf32>) outs(%c : tensor<128x64x254x254xf32>) -> tensor<128x64x254x254xf32>
   return %r : tensor<128x64x254x254xf32>
 }
+
+// A channels-last 3-D convolution (KernelBench's Conv3d problems, after
+// ke-convs-to-channels-last) is an implicit GEMM as well.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.conv_3d_ndhwc_dhwcf
+// CHECK-NEXT: // sketch gpu.ffma
+// ROCM-LABEL: // -----// workload {{.*}} linalg.conv_3d_ndhwc_dhwcf
+// ROCM-NOT: gpu.ffma
+// DEFAULT: linalg.conv_3d_ndhwc_dhwcf (gpu.ffma)
+func.func @conv3d(%i: tensor<16x18x34x34x32xf32>, %f: tensor<3x3x3x32x64xf32>) -> tensor<16x16x32x32x64xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16x32x32x64xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<16x16x32x32x64xf32>) -> tensor<16x16x32x32x64xf32>
+  %r = linalg.conv_3d_ndhwc_dhwcf {dilations = dense<1> : tensor<3xi64>, strides = dense<1> : tensor<3xi64>}
+       ins(%i, %f : tensor<16x18x34x34x32xf32>, tensor<3x3x3x32x64xf32>) outs(%c : tensor<16x16x32x32x64xf32>) -> tensor<16x16x32x32x64xf32>
+  return %r : tensor<16x16x32x32x64xf32>
+}
