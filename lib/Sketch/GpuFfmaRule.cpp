@@ -101,9 +101,20 @@ public:
   /// problems one thread's long K loop of 8 x 8 tiles is slower than
   /// gpu.tile's finer split (H200, 2026-11-28: nn.Linear 100 x 300 -> 200
   /// with bias and ReLU 28.0 us against 15.2; 4096^3 3003 us against 3860).
+  ///
+  /// And where N fills most of a warp's 64 columns: below, the threads
+  /// multiply zero-filled columns (KernelBench level 2 on the H200,
+  /// 2026-11-29, whole problems against gpu.tile's default: with 3-D
+  /// convolutions of 16, 24 or 32 filters 0.50-0.78x as fast, with a 2-D
+  /// one of 32 filters 1.12x, with every 2-D or 3-D one of 64 or more
+  /// filters faster, up to 3.5x).
   bool prefersDefault(Operation *anchor,
                       const TargetDescription &target) const override {
-    MmaContraction c = analyzeTensorCoreGemm(anchor, /*allowConv3d=*/true)->c;
+    TensorCoreGemm gemm = *analyzeTensorCoreGemm(anchor, /*allowConv3d=*/true);
+    const MmaContraction &c = gemm.c;
+    bool conv3d = gemm.convLoops.size() == 9;
+    if (c.n < (conv3d ? kWarpThreadsN * 8 : kWarpThreadsN * 4))
+      return false;
     auto [blockM, blockN] = defaultBlock(c, target);
     return llvm::divideCeil(c.m, blockM) * llvm::divideCeil(c.n, blockN) *
                c.batch >=

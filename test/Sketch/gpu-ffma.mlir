@@ -106,3 +106,17 @@ func.func @conv3d(%i: tensor<16x18x34x34x32xf32>, %f: tensor<3x3x3x32x64xf32>) -
        ins(%i, %f : tensor<16x18x34x34x32xf32>, tensor<3x3x3x32x64xf32>) outs(%c : tensor<16x16x32x32x64xf32>) -> tensor<16x16x32x32x64xf32>
   return %r : tensor<16x16x32x32x64xf32>
 }
+
+// With 16 filters (of a warp's 64 columns) a 3-D convolution keeps
+// gpu.tile's default; gpu.ffma stays a candidate.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.conv_3d_ndhwc_dhwcf
+// CHECK-NEXT: // sketch gpu.ffma
+// DEFAULT: linalg.conv_3d_ndhwc_dhwcf (gpu.tile)
+func.func @conv3d_few_filters(%i: tensor<16x18x34x34x32xf32>, %f: tensor<3x3x3x32x16xf32>) -> tensor<16x16x32x32x16xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16x32x32x16xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<16x16x32x32x16xf32>) -> tensor<16x16x32x32x16xf32>
+  %r = linalg.conv_3d_ndhwc_dhwcf {dilations = dense<1> : tensor<3xi64>, strides = dense<1> : tensor<3xi64>}
+       ins(%i, %f : tensor<16x18x34x34x32xf32>, tensor<3x3x3x32x16xf32>) outs(%c : tensor<16x16x32x32x16xf32>) -> tensor<16x16x32x32x16xf32>
+  return %r : tensor<16x16x32x32x16xf32>
+}
