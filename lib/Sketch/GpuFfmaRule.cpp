@@ -102,18 +102,16 @@ public:
   /// gpu.tile's finer split (H200, 2026-11-28: nn.Linear 100 x 300 -> 200
   /// with bias and ReLU 28.0 us against 15.2; 4096^3 3003 us against 3860).
   ///
-  /// And where N fills most of a warp's 64 columns: below, the threads
-  /// multiply zero-filled columns (KernelBench level 2 on the H200,
-  /// 2026-11-29, whole problems against gpu.tile's default: with 3-D
-  /// convolutions of 16, 24 or 32 filters 0.50-0.78x as fast, with a 2-D
-  /// one of 32 filters 1.12x, with every 2-D or 3-D one of 64 or more
-  /// filters faster, up to 3.5x).
+  /// And where N fills at least half of a warp's 64 columns: below, most
+  /// of the threads' FMAs are on zero-filled columns (KernelBench level 2
+  /// on the H200, 2026-11-29, whole problems against gpu.tile's default:
+  /// with 3-D convolutions of 16 or 24 filters 0.50-0.75x as fast; of 32
+  /// filters 0.80x and 1.61x; with a 2-D one of 32 filters 1.12x; with
+  /// every 2-D or 3-D one of 64 or more filters faster, up to 3.5x).
   bool prefersDefault(Operation *anchor,
                       const TargetDescription &target) const override {
-    TensorCoreGemm gemm = *analyzeTensorCoreGemm(anchor, /*allowConv3d=*/true);
-    const MmaContraction &c = gemm.c;
-    bool conv3d = gemm.convLoops.size() == 9;
-    if (c.n < (conv3d ? kWarpThreadsN * 8 : kWarpThreadsN * 4))
+    MmaContraction c = analyzeTensorCoreGemm(anchor, /*allowConv3d=*/true)->c;
+    if (c.n < kWarpThreadsN * 4)
       return false;
     auto [blockM, blockN] = defaultBlock(c, target);
     return llvm::divideCeil(c.m, blockM) * llvm::divideCeil(c.n, blockN) *
