@@ -313,34 +313,23 @@ void FfmaKernelBuilder::storePermuted(ValueRange acc) {
         };
         if (rowVectors) {
           // Rows of 4 lie wholly inside M or past it (4 divide M).
-          scf::IfOp guard;
-          if (Value inside =
-                  insideResult(firstRow, col, mm.blockM, mm.blockN)) {
-            guard = b.create<scf::IfOp>(inside, /*withElseRegion=*/false);
-            b.setInsertionPointToStart(guard.thenBlock());
-          }
-          SmallVector<Value> values;
-          for (int64_t r = 0; r < kVector; ++r)
-            values.push_back(
-                value(r, b.create<arith::AddIOp>(firstRow, index(r))));
-          b.create<vector::StoreOp>(
-              b.create<vector::FromElementsOp>(vecType, values), out,
-              epilogueIndices(firstRow, col));
-          if (guard)
-            b.setInsertionPointAfter(guard);
+          insideResultOnly(firstRow, col, mm.blockM, mm.blockN, [&] {
+            SmallVector<Value> values;
+            for (int64_t r = 0; r < kVector; ++r)
+              values.push_back(
+                  value(r, b.create<arith::AddIOp>(firstRow, index(r))));
+            b.create<vector::StoreOp>(
+                b.create<vector::FromElementsOp>(vecType, values), out,
+                epilogueIndices(firstRow, col));
+          });
           continue;
         }
         for (int64_t r = 0; r < kVector; ++r) {
           Value row = b.create<arith::AddIOp>(firstRow, index(r));
-          scf::IfOp guard;
-          if (Value inside = insideResult(row, col, mm.blockM, mm.blockN)) {
-            guard = b.create<scf::IfOp>(inside, /*withElseRegion=*/false);
-            b.setInsertionPointToStart(guard.thenBlock());
-          }
-          b.create<memref::StoreOp>(value(r, row), out,
-                                    epilogueIndices(row, col));
-          if (guard)
-            b.setInsertionPointAfter(guard);
+          insideResultOnly(row, col, mm.blockM, mm.blockN, [&] {
+            b.create<memref::StoreOp>(value(r, row), out,
+                                      epilogueIndices(row, col));
+          });
         }
       }
     }
@@ -372,35 +361,25 @@ void FfmaKernelBuilder::storeAccumulators(ValueRange acc) {
         return all;
       };
       if (vectorStores) {
-        scf::IfOp guard;
-        if (Value inside = insideResult(row, col, mm.blockM, mm.blockN)) {
-          guard = b.create<scf::IfOp>(inside, /*withElseRegion=*/false);
-          b.setInsertionPointToStart(guard.thenBlock());
-        }
-        SmallVector<Value> values;
-        for (int64_t e = 0; e < kVector; ++e) {
-          Value column = b.create<arith::AddIOp>(col, index(e));
-          values.push_back(finish(
-              b.create<vector::ExtractOp>(sum, e), row, column));
-        }
-        b.create<vector::StoreOp>(
-            b.create<vector::FromElementsOp>(vecType, values), result,
-            indices(col));
-        if (guard)
-          b.setInsertionPointAfter(guard);
+        insideResultOnly(row, col, mm.blockM, mm.blockN, [&] {
+          SmallVector<Value> values;
+          for (int64_t e = 0; e < kVector; ++e) {
+            Value column = b.create<arith::AddIOp>(col, index(e));
+            values.push_back(
+                finish(b.create<vector::ExtractOp>(sum, e), row, column));
+          }
+          b.create<vector::StoreOp>(
+              b.create<vector::FromElementsOp>(vecType, values), result,
+              indices(col));
+        });
         continue;
       }
       for (int64_t e = 0; e < kVector; ++e) {
         Value column = b.create<arith::AddIOp>(col, index(e));
-        scf::IfOp guard;
-        if (Value inside = insideResult(row, column, mm.blockM, mm.blockN)) {
-          guard = b.create<scf::IfOp>(inside, /*withElseRegion=*/false);
-          b.setInsertionPointToStart(guard.thenBlock());
-        }
-        Value v = finish(b.create<vector::ExtractOp>(sum, e), row, column);
-        b.create<memref::StoreOp>(v, result, indices(column));
-        if (guard)
-          b.setInsertionPointAfter(guard);
+        insideResultOnly(row, column, mm.blockM, mm.blockN, [&] {
+          Value v = finish(b.create<vector::ExtractOp>(sum, e), row, column);
+          b.create<memref::StoreOp>(v, result, indices(column));
+        });
       }
     }
   }

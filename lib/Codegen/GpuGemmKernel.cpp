@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
@@ -374,6 +375,18 @@ Value GemmKernelBuilder::insideResult(Value row, Value column, int64_t blockM,
     inside = inside ? b.create<arith::AndIOp>(inside, in).getResult() : in;
   }
   return inside;
+}
+
+void GemmKernelBuilder::insideResultOnly(Value row, Value column,
+                                         int64_t blockM, int64_t blockN,
+                                         llvm::function_ref<void()> body) {
+  Value inside = insideResult(row, column, blockM, blockN);
+  if (!inside)
+    return body();
+  auto guard = b.create<scf::IfOp>(inside, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard restore(b);
+  b.setInsertionPointToStart(guard.thenBlock());
+  body();
 }
 
 void GemmKernelBuilder::beginBlockTile(gpu::LaunchOp launch, int64_t blockM,

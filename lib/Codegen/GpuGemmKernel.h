@@ -144,6 +144,10 @@ protected:
   /// `blockM` x `blockN`: null where every tile is whole along both.
   mlir::Value insideResult(mlir::Value row, mlir::Value column,
                            int64_t blockM, int64_t blockN);
+  /// Builds `body` where (`row`, `column`) lies inside the result: under an
+  /// scf.if of insideResult, or as it is where every tile is whole.
+  void insideResultOnly(mlir::Value row, mlir::Value column, int64_t blockM,
+                        int64_t blockN, llvm::function_ref<void()> body);
   /// Starts the body of `launch` (a grid of tile columns along x, tile rows
   /// along y, batches or splits along z; with `linearGrid`, both tile
   /// counts along x, tile columns fastest, for more tile rows than y
