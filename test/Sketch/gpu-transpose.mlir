@@ -10,6 +10,11 @@
 // RUN: ke-opt sketches %s --target cuda:sm_90 | FileCheck %s
 // RUN: ke-opt sketches %s --target rocm:gfx942 | FileCheck %s
 // RUN: ke-opt compile %s --target cuda:sm_90 --emit=asm -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULT
+// The kernel is plain GPU dialect (workgroup memory and a barrier): it
+// builds for ROCm too, its tile in 32 x 33 x 4 bytes of LDS.
+// RUN: ke-opt compile %s --target rocm:gfx942 --emit=asm -o /dev/null 2>&1 | FileCheck %s --check-prefix=ROCM-DEFAULT
+// ROCM-DEFAULT: linalg.transpose (gpu.transpose)
+// ROCM-DEFAULT-NEXT: 4224 bytes LDS
 
 // CHECK-LABEL: // -----// workload {{.*}} linalg.transpose
 // CHECK-NEXT: // sketch gpu.transpose
