@@ -446,11 +446,13 @@ def GpuFfmaMatmulsPass : Pass<"ke-gpu-ffma-matmuls", "::mlir::ModuleOp"> {
                 "marked";
   let description = [{
     Replaces each bufferized linalg.matmul, linalg.batch_matmul (A stored
-    M x K or K x M, B K x N or N x K) or linalg.conv_2d_nhwc_hwcf with f32
-    operands marked `ke.ffma = {block_m, block_n, k_tile, stages, group_m}`,
-    together with the linalg.fill of its accumulator right before it, by a
-    gpu.launch: warps of 4 x 8 threads over 32 x 64 warp tiles, each thread
-    8 x 8 results as 2 x 2 blocks of 4 x 4 (conflict-free 16-byte shared
+    M x K or K x M, B K x N or N x K), linalg.conv_2d_nhwc_hwcf or
+    linalg.conv_3d_ndhwc_dhwcf with f32 operands marked `ke.ffma =
+    {block_m, block_n, k_tile, stages, group_m, thread_n}`, together with
+    the linalg.fill of its accumulator right before it, by a gpu.launch of
+    every block tile along the grid's x (grouped rasterization): warps of
+    4 x 8 threads over 32 x (8 thread_n) warp tiles, each thread 8 x
+    thread_n results as blocks of 4 x 4 (conflict-free 16-byte shared
     reads), `stages` shared A and B tiles of k_tile rows stored [k][m] and
     [k][n] (rows padded by 4 elements) in dynamic shared memory, filled by
     cp.async stages - 1 tiles ahead (16-byte copies along M or N, 4-byte
