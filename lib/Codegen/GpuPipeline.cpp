@@ -153,6 +153,8 @@ static llvm::ArrayRef<GpuLoweringStep> getGpuLoweringSteps() {
     list.push_back(passStep({{[] { return createGpuRowNormPass(); }}}));
     // And the transposes gpu.transpose marked.
     list.push_back(passStep({{[] { return createGpuTransposePass(); }}}));
+    // And the reductions along an outer loop gpu.colreduce marked.
+    list.push_back(passStep({{[] { return createGpuColumnReducePass(); }}}));
     list.push_back(
         passStep({{[] { return createGpuTransposeSharedTilesPass(); }}}));
     list.push_back(

@@ -40,6 +40,10 @@ const SketchRule &getGpuArgRowRule();
 /// An elementwise op with the row reductions it reads (norms, log-softmax):
 /// one row per block, every part split over its threads (GpuRowNormRule.cpp).
 const SketchRule &getGpuRowNormRule();
+/// Reductions along a loop that is not the innermost (BatchNorm's
+/// statistics), columns over threads, on a kernel ke-gpu-column-reduce
+/// builds (GpuColumnReduceRule.cpp).
+const SketchRule &getGpuColumnReduceRule();
 /// Transposes that move the innermost dimension, through shared tiles, on a
 /// kernel ke-gpu-transpose builds (GpuTransposeRule.cpp).
 const SketchRule &getGpuTransposeRule();

@@ -22,6 +22,8 @@
 //   GpuRowNormRule.cpp        gpu.rownorm: norms, a row per block
 //   GpuTransposeRule.cpp      gpu.transpose: through shared tiles, built
 //                             by a pass
+//   GpuColumnReduceRule.cpp   gpu.colreduce: reductions along an outer
+//                             loop, built by a pass
 //   GpuTiling.cpp             the block/thread tiling gpu.tile and
 //                             gpu.elementwise share (GpuTilingParams)
 //   RuleSupport, CpuSupport,  what the rules share: all of them, the CPU
@@ -62,6 +64,7 @@ llvm::ArrayRef<const SketchRule *> ke::getSketchRules(TargetFamily family) {
       &getGpuFfmaRule(),
       &getGpuTileRule(),
       &getGpuRowNormRule(), &getGpuTransposeRule(),
+      &getGpuColumnReduceRule(),
       &getGpuElementwiseRule()};
   switch (family) {
   case TargetFamily::Cpu:

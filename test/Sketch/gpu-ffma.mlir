@@ -2,7 +2,8 @@
 // on CUDA targets (not on ROCm: cp.async). Its knobs: block tiles (multiples
 // of the 32 x 64 warp tile, none past the first that covers the extent),
 // 8 or 16 columns per thread, K rows per stage, stages, grouped
-// rasterization; the script marks the op for ke-gpu-ffma-matmuls. Where
+// rasterization; the script marks the op for ke-gpu-ffma-matmuls. K
+// tiles of 16 by default where a matmul's K is 512 or more, else 8. Where
 // its default blocks fill the GPU it gives the untuned default (the
 // compile line names it), elsewhere gpu.tile does.
 // RUN: ke-opt sketches %s --target cuda:sm_90 | FileCheck %s
@@ -14,10 +15,10 @@
 // CHECK-NEXT: // knob block.m: 32 64 [128] 256
 // CHECK-NEXT: // knob block.n: 64 [128] 256
 // CHECK-NEXT: // knob thread.n: [8] 16
-// CHECK-NEXT: // knob k.tile: 4 [8] 16 32
+// CHECK-NEXT: // knob k.tile: 4 8 [16] 32
 // CHECK-NEXT: // knob stages: 2 3 [4] 5
 // CHECK-NEXT: // knob group.m: 1 4 [8] 16
-// CHECK: transform.param.constant {block_m = 128 : i64, block_n = 128 : i64, k_tile = 8 : i64, stages = 4 : i64, group_m = 8 : i64, thread_n = 8 : i64}
+// CHECK: transform.param.constant {block_m = 128 : i64, block_n = 128 : i64, k_tile = 16 : i64, stages = 4 : i64, group_m = 8 : i64, thread_n = 8 : i64}
 // CHECK: transform.annotate {{.*}} "ke.ffma"
 // CHECK: // sketch gpu.tile
 // ROCM-NOT: gpu.ffma
@@ -30,11 +31,14 @@ func.func @large(%a: tensor<2048x512xf32>, %b: tensor<512x2048xf32>) -> tensor<2
   return %r : tensor<2048x2048xf32>
 }
 
-// A small one: 4 x 2 blocks of 32 x 64 at most; gpu.tile's default.
+// A small one: 4 x 2 blocks of 32 x 64 at most; gpu.tile's default. K
+// 300: tiles of 8.
 // CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
 // CHECK-NEXT: // sketch gpu.ffma
 // CHECK-NEXT: // knob block.m: [32] 64 128
 // CHECK-NEXT: // knob block.n: [64] 128
+// CHECK-NEXT: // knob thread.n: [8] 16
+// CHECK-NEXT: // knob k.tile: 4 [8] 16 32
 // DEFAULT: linalg.matmul (gpu.tile)
 func.func @small(%a: tensor<100x300xf32>, %b: tensor<300x100xf32>) -> tensor<100x100xf32> {
   %z = arith.constant 0.0 : f32

@@ -417,6 +417,33 @@ def GpuMfmaMatmulsPass : Pass<"ke-gpu-mfma-matmuls", "::mlir::ModuleOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def GpuColumnReducePass : Pass<"ke-gpu-column-reduce", "::mlir::ModuleOp"> {
+  let summary = "Kernels for the reductions along an outer loop the "
+                "gpu.colreduce sketch marked";
+  let description = [{
+    Replaces each bufferized linalg op marked `ke.colreduce = {threads_x,
+    threads_y, unroll}` (one reduction loop, not the innermost; a body
+    `combine(acc, f(inputs))`; ke/Workload/ColumnReduction.h), together with
+    the linalg.fill of its init right before it, by a gpu.launch. The loops
+    are taken as (batch, rows, columns): the parallel loops before the
+    reduction loop, the reduction loop, the parallel loops after it. Blocks
+    along x take threads_x columns of one batch index each; thread (x, y)
+    applies the op's body, from the combiner's neutral element, to column
+    x over rows y * unroll + j * threads_y * unroll (unroll rows at a time,
+    so that their loads issue together; the rows past the last whole step
+    one at a time). With threads_y > 1 the partial results meet in shared
+    memory, and after a barrier thread (x, 0) combines them in order of y
+    with the combiner alone, then with the init (the fill's value, else the
+    output's element), and stores the result. Columns past the last are
+    neither read nor written; every combination order is fixed. A marked op
+    this cannot build is a located error.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def GpuTransposePass : Pass<"ke-gpu-transpose", "::mlir::ModuleOp"> {
   let summary = "Shared-memory transpose kernels for the transposes the "
                 "gpu.transpose sketch marked";
