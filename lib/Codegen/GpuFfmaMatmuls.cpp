@@ -75,13 +75,22 @@ constexpr int64_t kWarpThreadsM = 4, kWarpThreadsN = 8, kThreadM = 8,
                   kVector = 4;
 constexpr int64_t kBlockRowStride = kWarpThreadsM * kVector,
                   kBlockColStride = kWarpThreadsN * kVector;
-/// Elements each shared row is padded by.
-constexpr int64_t kPad = 4;
+/// Elements each shared row is padded by: 4 for the FMA kernel's 16-byte
+/// reads (and the transposing copies), 8 for mma.sync's fragments (a
+/// warp's 4 x 8 lanes read rows t, columns g: 8 t + g hits 32 banks).
+constexpr int64_t kPad = 4, kMmaPad = 8;
+/// mma.sync m16n8k8 (f32 operands, run as TF32 or 3xTF32 by
+/// ke-gpu-vector-to-mma): a warp tile of 32 rows is 2 instruction rows.
+constexpr int64_t kMmaM = 16, kMmaN = 8, kMmaK = 8;
 
 /// What the kernel is built from: the marked GEMM and the knobs.
 struct FfmaMatmul : MarkedGemm {
   int64_t blockM = 0, blockN = 0, kTile = 0, stages = 0, groupM = 1;
   int64_t threadN = 8;
+  /// mma.sync instead of FMAs (`mma = 1`, targets that allow TF32): the
+  /// same warp tiles, each 2 x thread_n m16n8k8 tiles.
+  bool mma = false;
+  int64_t pad() const { return mma ? kMmaPad : kPad; }
   int64_t warpM() const { return kWarpThreadsM * kThreadM; }
   int64_t warpN() const { return kWarpThreadsN * threadN; }
   int64_t threads() const { return blockM * blockN / (kThreadM * threadN); }
@@ -90,8 +99,8 @@ struct FfmaMatmul : MarkedGemm {
   int64_t tileRows() const { return llvm::divideCeil(m, blockM); }
   int64_t tileCols() const { return llvm::divideCeil(n, blockN); }
   int64_t kTiles() const { return llvm::divideCeil(k, kTile); }
-  int64_t aStageElements() const { return kTile * (blockM + kPad); }
-  int64_t bStageElements() const { return kTile * (blockN + kPad); }
+  int64_t aStageElements() const { return kTile * (blockM + pad()); }
+  int64_t bStageElements() const { return kTile * (blockN + pad()); }
   int64_t sharedBytes() const {
     return stages * (aStageElements() + bStageElements()) * 4;
   }
@@ -124,6 +133,11 @@ FailureOr<FfmaMatmul> analyzeFfmaMatmul(linalg::LinalgOp op) {
     mm.threadN = threadN.getInt();
   if (mm.threadN != 8 && mm.threadN != 16)
     return op->emitError("ke.ffma: thread_n must be 8 or 16");
+  if (auto mma = knobs.getAs<IntegerAttr>("mma"))
+    mm.mma = mma.getInt() != 0;
+  if (mm.mma && *kTile % kMmaK)
+    return op->emitError("ke.ffma: with mma, k_tile must be a multiple of ")
+           << kMmaK;
   if (!mm.element.isF32())
     return op->emitError("ke.ffma: f32 operands only");
   if (mm.blockM % mm.warpM() || mm.blockN % mm.warpN() ||
@@ -163,6 +177,14 @@ private:
   /// Tile k's k_tile steps on buffer `stage`.
   SmallVector<Value> multiply(Value stage, ValueRange acc);
   void storeAccumulators(ValueRange acc);
+  /// The mma.sync variant: tile k's k_tile / 8 steps of 2 x thread_n
+  /// m16n8k8 products into the accumulator tiles, and their stores.
+  SmallVector<Value> multiplyMma(Value stage, ValueRange acc);
+  void storeMmaAccumulators(ValueRange acc);
+  /// Accumulator tile (mi, ni)'s element (h, e): its row and column in the
+  /// result.
+  std::pair<Value, Value> mmaResultAt(int64_t mi, int64_t ni, int64_t h,
+                                      int64_t e);
   /// The stores of an epilogue that reads the result through a
   /// permutation (a channels-last convolution written channels-first).
   void storePermuted(ValueRange acc);
@@ -171,6 +193,9 @@ private:
   Value aTiles, bTiles, bMatrix;
   /// This thread's first row and column within the block tile.
   Value rowInTile, colInTile;
+  /// The mma.sync variant: the warp tile's first row and column within the
+  /// block tile and the lane's group g (lane / 4) and index in it t.
+  Value warpRow0, warpCol0, group, inGroup;
 };
 
 void FfmaKernelBuilder::copyOperand(Value src, Value tiles, int64_t rows,
@@ -277,6 +302,117 @@ SmallVector<Value> FfmaKernelBuilder::multiply(Value stage, ValueRange acc) {
     }
   }
   return sums;
+}
+
+SmallVector<Value> FfmaKernelBuilder::multiplyMma(Value stage,
+                                                  ValueRange acc) {
+  // PTX's m16n8k8 .tf32 fragments: A a0..a3 at (g, t), (g + 8, t),
+  // (g, t + 4), (g + 8, t + 4); B b0, b1 at (k t, n g), (k t + 4, n g).
+  Type f32 = b.getF32Type();
+  auto aType = VectorType::get({4, 1}, f32);
+  auto bType = VectorType::get({2, 1}, f32);
+  SmallVector<Value> sums(acc.begin(), acc.end());
+  int64_t tilesM = mm.warpM() / kMmaM, tilesN = mm.warpN() / kMmaN;
+  for (int64_t k0 = 0; k0 < mm.kTile; k0 += kMmaK) {
+    Value kLow = b.create<arith::AddIOp>(inGroup, index(k0));
+    Value kHigh = b.create<arith::AddIOp>(inGroup, index(k0 + 4));
+    SmallVector<Value> a, bv;
+    for (int64_t mi = 0; mi < tilesM; ++mi) {
+      Value row = b.create<arith::AddIOp>(
+          warpRow0, b.create<arith::AddIOp>(group, index(mi * kMmaM)));
+      Value row8 = b.create<arith::AddIOp>(row, index(8));
+      SmallVector<Value> elements;
+      for (auto [k, m] : {std::pair(kLow, row), std::pair(kLow, row8),
+                          std::pair(kHigh, row), std::pair(kHigh, row8)})
+        elements.push_back(
+            b.create<memref::LoadOp>(aTiles, ValueRange{stage, k, m}));
+      a.push_back(b.create<vector::FromElementsOp>(aType, elements));
+    }
+    for (int64_t ni = 0; ni < tilesN; ++ni) {
+      Value col = b.create<arith::AddIOp>(
+          warpCol0, b.create<arith::AddIOp>(group, index(ni * kMmaN)));
+      SmallVector<Value> elements;
+      for (Value k : {kLow, kHigh})
+        elements.push_back(
+            b.create<memref::LoadOp>(bTiles, ValueRange{stage, k, col}));
+      bv.push_back(b.create<vector::FromElementsOp>(bType, elements));
+    }
+    for (int64_t mi = 0; mi < tilesM; ++mi)
+      for (int64_t ni = 0; ni < tilesN; ++ni) {
+        Value &sum = sums[mi * tilesN + ni];
+        sum = b.create<nvgpu::MmaSyncOp>(
+            a[mi], bv[ni], sum,
+            ArrayRef<int64_t>{kMmaM, kMmaN, kMmaK});
+      }
+  }
+  return sums;
+}
+
+std::pair<Value, Value> FfmaKernelBuilder::mmaResultAt(int64_t mi,
+                                                       int64_t ni, int64_t h,
+                                                       int64_t e) {
+  // C c0..c3 at (g, 2t), (g, 2t + 1), (g + 8, 2t), (g + 8, 2t + 1): the
+  // vector<2x2xf32>'s [h][e].
+  Value row = b.create<arith::AddIOp>(
+      mBase, b.create<arith::AddIOp>(
+                 warpRow0, b.create<arith::AddIOp>(
+                               group, index(mi * kMmaM + h * 8))));
+  Value col = b.create<arith::AddIOp>(
+      nBase,
+      b.create<arith::AddIOp>(
+          warpCol0, b.create<arith::AddIOp>(
+                        b.create<arith::MulIOp>(inGroup, index(2)),
+                        index(ni * kMmaN + e))));
+  return {row, col};
+}
+
+void FfmaKernelBuilder::storeMmaAccumulators(ValueRange acc) {
+  int64_t tilesM = mm.warpM() / kMmaM, tilesN = mm.warpN() / kMmaN;
+  bool permuted = mm.hasPermutedEpilogue();
+  Value out = permuted ? mm.epilogue.getDpsInitOperand(0)->get()
+                       : resultMatrix();
+  Type element = getElementTypeOrSelf(out.getType());
+  // Two adjacent results start 8 bytes aligned where N is even; a
+  // permuted epilogue stores each on its own.
+  bool pairs = !permuted && mm.n % 2 == 0;
+  auto indices = [&](Value row, Value col) {
+    if (permuted)
+      return epilogueIndices(row, col);
+    SmallVector<Value> all = {row, col};
+    if (mm.batched)
+      all.insert(all.begin(), batchId);
+    return all;
+  };
+  for (int64_t mi = 0; mi < tilesM; ++mi)
+    for (int64_t ni = 0; ni < tilesN; ++ni)
+      for (int64_t h = 0; h < 2; ++h) {
+        Value tile = acc[mi * tilesN + ni];
+        auto value = [&](int64_t e, Value row, Value col) {
+          return finish(b.create<vector::ExtractOp>(
+                            tile, ArrayRef<int64_t>{h, e}),
+                        row, col);
+        };
+        if (pairs) {
+          auto [row, col] = mmaResultAt(mi, ni, h, 0);
+          insideResultOnly(row, col, mm.blockM, mm.blockN, [&] {
+            Value second = b.create<arith::AddIOp>(col, index(1));
+            SmallVector<Value> values = {value(0, row, col),
+                                         value(1, row, second)};
+            b.create<vector::StoreOp>(
+                b.create<vector::FromElementsOp>(
+                    VectorType::get({2}, element), values),
+                out, indices(row, col));
+          });
+          continue;
+        }
+        for (int64_t e = 0; e < 2; ++e) {
+          auto [row, col] = mmaResultAt(mi, ni, h, e);
+          insideResultOnly(row, col, mm.blockM, mm.blockN, [&] {
+            b.create<memref::StoreOp>(value(e, row, col), out,
+                                      indices(row, col));
+          });
+        }
+      }
 }
 
 void FfmaKernelBuilder::storePermuted(ValueRange acc) {
@@ -414,17 +550,22 @@ void FfmaKernelBuilder::build() {
           b.create<arith::RemUIOp>(lane, index(kWarpThreadsN)),
           index(kVector)));
 
+  warpRow0 = b.create<arith::MulIOp>(warpRow, index(mm.warpM()));
+  warpCol0 = b.create<arith::MulIOp>(warpCol, index(mm.warpN()));
+  group = b.create<arith::DivUIOp>(lane, index(4));
+  inGroup = b.create<arith::RemUIOp>(lane, index(4));
+
   auto workgroup = gpu::AddressSpaceAttr::get(
       ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
   Value dynamic = b.create<gpu::DynamicSharedMemoryOp>(MemRefType::get(
       {ShapedType::kDynamic}, b.getI8Type(), AffineMap(), workgroup));
   auto f32 = b.getF32Type();
   aTiles = b.create<memref::ViewOp>(
-      MemRefType::get({mm.stages, mm.kTile, mm.blockM + kPad}, f32,
+      MemRefType::get({mm.stages, mm.kTile, mm.blockM + mm.pad()}, f32,
                       AffineMap(), workgroup),
       dynamic, index(0), ValueRange{});
   bTiles = b.create<memref::ViewOp>(
-      MemRefType::get({mm.stages, mm.kTile, mm.blockN + kPad}, f32,
+      MemRefType::get({mm.stages, mm.kTile, mm.blockN + mm.pad()}, f32,
                       AffineMap(), workgroup),
       dynamic, index(mm.stages * mm.aStageElements() * 4), ValueRange{});
   bMatrix = asMatrix(mm.b);
@@ -436,12 +577,16 @@ void FfmaKernelBuilder::build() {
       copyTiles(index(t), index(t));
     b.create<NVVM::CpAsyncCommitGroupOp>();
   }
-  auto vecType = VectorType::get({kVector}, f32);
+  // The accumulators: vectors of 4 along N, or mma.sync's 2 x 2 tiles.
+  auto vecType = mm.mma ? VectorType::get({2, 2}, f32)
+                        : VectorType::get({kVector}, f32);
+  int64_t accumulators =
+      mm.mma ? (mm.warpM() / kMmaM) * (mm.warpN() / kMmaN)
+             : kThreadM * mm.colBlocks();
   Value zero = b.create<arith::ConstantOp>(
       vecType, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0.0f)));
-  auto loop = b.create<scf::ForOp>(
-      index(0), index(mm.kTiles()), index(1),
-      SmallVector<Value>(kThreadM * mm.colBlocks(), zero));
+  auto loop = b.create<scf::ForOp>(index(0), index(mm.kTiles()), index(1),
+                                   SmallVector<Value>(accumulators, zero));
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -464,9 +609,14 @@ void FfmaKernelBuilder::build() {
     // always counts the same.
     b.create<NVVM::CpAsyncCommitGroupOp>();
     Value stage = b.create<arith::RemUIOp>(kTile, index(mm.stages));
-    b.create<scf::YieldOp>(multiply(stage, loop.getRegionIterArgs()));
+    b.create<scf::YieldOp>(mm.mma
+                               ? multiplyMma(stage, loop.getRegionIterArgs())
+                               : multiply(stage, loop.getRegionIterArgs()));
   }
-  storeAccumulators(loop.getResults());
+  if (mm.mma)
+    storeMmaAccumulators(loop.getResults());
+  else
+    storeAccumulators(loop.getResults());
   eraseMarkedOps();
 }
 

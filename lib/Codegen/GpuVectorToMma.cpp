@@ -535,16 +535,28 @@ struct GpuVectorToMmaPass
     : ke::impl::GpuVectorToMmaPassBase<GpuVectorToMmaPass> {
   using Base::Base;
   void runOnOperation() override {
-    SmallVector<gpu::LaunchOp> launches;
+    SmallVector<gpu::LaunchOp> launches, built;
     getOperation().walk([&](gpu::LaunchOp launch) {
       if (launch
               .walk(
                   [](vector::ContractionOp) { return WalkResult::interrupt(); })
               .wasInterrupted())
         launches.push_back(launch);
+      else if (launch
+                   .walk([](nvgpu::MmaSyncOp mma) {
+                     return mma.getTf32Enabled() ? WalkResult::advance()
+                                                 : WalkResult::interrupt();
+                   })
+                   .wasInterrupted())
+        built.push_back(launch);
     });
     for (gpu::LaunchOp launch : launches)
       if (failed(convertLaunch(launch, allowTF32, tf32x3)))
+        return signalPassFailure();
+    // Kernels built with f32 mma.sync already (gpu.ffma's mma variant):
+    // only TF32 or 3xTF32 to choose, as for the converted ones.
+    for (gpu::LaunchOp launch : built)
+      if (failed(lowerF32MmaSync(launch, allowTF32, tf32x3)))
         return signalPassFailure();
   }
 };

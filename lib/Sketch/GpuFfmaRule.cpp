@@ -39,8 +39,9 @@ namespace {
 
 /// A warp's rows and threads along N; a thread's rows.
 constexpr int64_t kWarpM = 32, kWarpThreadsN = 8, kThreadM = 8;
-/// Each shared row's padding, in elements (as the pass pads).
-constexpr int64_t kPad = 4;
+/// Each shared row's padding, in elements (as the pass pads: 4, 8 for
+/// mma.sync's fragment reads).
+constexpr int64_t kPad = 4, kMmaPad = 8;
 /// Registers per thread besides the accumulators: A and B vectors,
 /// addresses, loop state.
 constexpr int64_t kOtherRegisters = 56;
@@ -48,12 +49,22 @@ constexpr int64_t kDefaultGroupM = 8;
 
 struct FfmaTiles {
   int64_t blockM, blockN, kTile, stages, groupM, threadN;
+  /// mma.sync m16n8k8 tiles instead of FMAs (targets that allow TF32).
+  bool mma = false;
   int64_t threads() const { return blockM * blockN / (kThreadM * threadN); }
   int64_t warpN() const { return kWarpThreadsN * threadN; }
   uint64_t sharedBytes() const {
-    return uint64_t(stages) * kTile * (blockM + blockN + 2 * kPad) * 4;
+    return uint64_t(stages) * kTile *
+           (blockM + blockN + 2 * (mma ? kMmaPad : kPad)) * 4;
   }
 };
+
+/// Whether f32 GEMMs may run on the target's tensor cores (a +tf32 or
+/// +3xtf32 target of sm_80 or later): then gpu.ffma's kernel may take
+/// mma.sync tiles, which ke-gpu-vector-to-mma makes TF32 or 3xTF32.
+bool allowsTensorCores(const TargetDescription &target) {
+  return target.allowTF32 && getCudaComputeCapability(target.chip) >= 80;
+}
 
 /// The default block tile: the largest of these that gives every SM a
 /// block (few, large tiles leave SMs idle), else the smallest.
@@ -69,9 +80,13 @@ std::pair<int64_t, int64_t> defaultBlock(const MmaContraction &c,
 }
 
 FfmaTiles tilesFor(const KnobAssignment &knobs) {
-  return {knobs.get("block.m", 128), knobs.get("block.n", 128),
-          knobs.get("k.tile", 8),          knobs.get("stages", 4),
-          knobs.get("group.m", kDefaultGroupM), knobs.get("thread.n", 8)};
+  return {knobs.get("block.m", 128),
+          knobs.get("block.n", 128),
+          knobs.get("k.tile", 8),
+          knobs.get("stages", 4),
+          knobs.get("group.m", kDefaultGroupM),
+          knobs.get("thread.n", 8),
+          knobs.get("mma", 0) != 0};
 }
 
 class GpuFfmaRule final : public SketchRule {
@@ -140,6 +155,12 @@ public:
     if (llvm::divideCeil(c.m, kWarpM) > 1)
       space.knobs.push_back(
           makeKnob("group.m", {1, 4, 8, 16}, kDefaultGroupM));
+    // Where the user allowed TF32 (+tf32, +3xtf32), mma.sync tiles are a
+    // candidate; not the default until the kernel has been checked and
+    // timed on a GPU (written 2026-11-29 without device time left: each
+    // candidate the search measures is checked against the reference).
+    if (allowsTensorCores(target))
+      space.knobs.push_back(makeKnob("mma", {0, 1}, 0));
     return space;
   }
 
@@ -152,6 +173,11 @@ public:
                              t.blockN, t.warpN());
       return failure();
     }
+    if (t.mma && t.kTile % 8) {
+      reason = llvm::formatv("mma.sync takes K tiles of multiples of 8, not {0}",
+                             t.kTile);
+      return failure();
+    }
     if (t.sharedBytes() > target.gpu.sharedMemoryPerBlockBytes) {
       reason = llvm::formatv("{0} stages of {1}x{2}x{3} tiles need {4} bytes "
                              "of shared memory",
@@ -159,20 +185,24 @@ public:
                              t.sharedBytes());
       return failure();
     }
-    return checkBlockLimits(target, {t.threads(), 1, 1},
-                            kThreadM * t.threadN + kOtherRegisters, reason);
+    // 3xTF32 keeps each accumulator twice (a stage's sum and the total,
+    // see ke-gpu-vector-to-mma) and both halves of each fragment.
+    int64_t registers = kThreadM * t.threadN + kOtherRegisters;
+    if (t.mma && target.tf32x3)
+      registers += kThreadM * t.threadN + 8 + 4 * t.threadN;
+    return checkBlockLimits(target, {t.threads(), 1, 1}, registers, reason);
   }
 
   std::string emitScript(Operation *anchor, const TargetDescription &target,
                          const KnobAssignment &knobs) const override {
     FfmaTiles t = tilesFor(knobs);
-    return emitMarkScript(anchor, getName(), knobs, "ke.ffma",
-                          {{"block_m", t.blockM},
-                           {"block_n", t.blockN},
-                           {"k_tile", t.kTile},
-                           {"stages", t.stages},
-                           {"group_m", t.groupM},
-                           {"thread_n", t.threadN}},
+    SmallVector<std::pair<StringRef, int64_t>> mark = {
+        {"block_m", t.blockM}, {"block_n", t.blockN},
+        {"k_tile", t.kTile},   {"stages", t.stages},
+        {"group_m", t.groupM}, {"thread_n", t.threadN}};
+    if (t.mma)
+      mark.push_back({"mma", 1});
+    return emitMarkScript(anchor, getName(), knobs, "ke.ffma", mark,
                           "ke-gpu-ffma-matmuls");
   }
 

@@ -249,3 +249,40 @@ func.func @conv3d(%out: memref<2x4x4x4x64xf32>, %i: memref<2x6x6x6x8xf32>, %f: m
     ins(%i, %f : memref<2x6x6x6x8xf32>, memref<3x3x3x8x64xf32>) outs(%out : memref<2x4x4x4x64xf32>)
   return
 }
+
+// -----
+
+// The mma.sync variant (`mma = 1`, offered on targets that allow TF32):
+// the same blocks, warps and copies, shared rows padded by 8 (a warp's
+// fragment reads, rows t and columns g of 4 x 8 lanes, then hit 32 banks:
+// 3 x 16 x 136 f32 tiles), and per K step of 8 each warp's 32 x 64 tile as
+// 2 x 8 m16n8k8 f32 mma.sync (A fragments of 4 shared loads, B of 2),
+// which ke-gpu-vector-to-mma makes TF32 or 3xTF32. Each thread stores 2 x
+// 8 x 2 pairs of adjacent results.
+// CHECK-LABEL: func.func @matmul_mma
+// CHECK: memref.view {{.*}} to memref<3x16x136xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<3x16x136xf32, #gpu.address_space<workgroup>>
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>,
+// CHECK-COUNT-4: memref.load {{.*}} : memref<3x16x136xf32, #gpu.address_space<workgroup>>
+// CHECK: vector.from_elements {{.*}} : vector<4x1xf32>
+// CHECK-COUNT-32: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 8]} : (vector<4x1xf32>, vector<2x1xf32>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK: scf.yield
+// CHECK-COUNT-32: vector.store {{.*}} : memref<256x256xf32>, vector<2xf32>
+func.func @matmul_mma(%c: memref<256x256xf32>, %a: memref<256x64xf32>, %b: memref<64x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<256x256xf32>)
+  linalg.matmul {ke.ffma = {block_m = 128 : i64, block_n = 128 : i64, k_tile = 16 : i64, stages = 3 : i64, group_m = 1 : i64, thread_n = 8 : i64, mma = 1 : i64}}
+    ins(%a, %b : memref<256x64xf32>, memref<64x256xf32>) outs(%c : memref<256x256xf32>)
+  return
+}
+
+// -----
+
+func.func @mma_k_tile(%c: memref<256x256xf32>, %a: memref<256x64xf32>, %b: memref<64x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<256x256xf32>)
+  // expected-error @+1 {{ke.ffma: with mma, k_tile must be a multiple of 8}}
+  linalg.matmul {ke.ffma = {block_m = 128 : i64, block_n = 128 : i64, k_tile = 4 : i64, stages = 3 : i64, mma = 1 : i64}}
+    ins(%a, %b : memref<256x64xf32>, memref<64x256xf32>) outs(%c : memref<256x256xf32>)
+  return
+}

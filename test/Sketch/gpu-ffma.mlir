@@ -9,6 +9,13 @@
 // RUN: ke-opt sketches %s --target cuda:sm_90 | FileCheck %s
 // RUN: ke-opt sketches %s --target rocm:gfx942 | FileCheck %s --check-prefix=ROCM
 // RUN: ke-opt compile %s --target cuda:sm_90 --emit=asm -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULT
+// Where the target allows TF32 (+tf32, +3xtf32), mma.sync tiles are a
+// candidate (the `mma` knob), not yet the default.
+// RUN: ke-opt sketches %s --target cuda:sm_90+3xtf32 | FileCheck %s --check-prefix=TC
+// TC: // sketch gpu.ffma
+// TC: // knob group.m: 1 4 [8] 16
+// TC-NEXT: // knob mma: [0] 1
+// TC-NOT: mma = 1
 
 // CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
 // CHECK-NEXT: // sketch gpu.ffma

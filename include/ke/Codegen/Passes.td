@@ -256,10 +256,11 @@ def GpuVectorToMmaPass : Pass<"ke-gpu-vector-to-mma", "::mlir::ModuleOp"> {
     shared memory become 16-byte row loads and stores; after it, the shared
     tiles are swizzled (upstream's optimizeSharedMemoryReadsAndWrites). A
     contraction the conversion does not take is an error, not a silent
-    scalar loop. CUDA only; launches without contractions are left alone.
-    f32 contractions (m16n8k8) become TF32 mma.sync with allow-tf32 (the
-    +tf32 targets), three of them each with tf32x3 as well (+3xtf32), and
-    are an error without it.
+    scalar loop. CUDA only. f32 contractions (m16n8k8) become TF32
+    mma.sync with allow-tf32 (the +tf32 targets), three of them each with
+    tf32x3 as well (+3xtf32), and are an error without it; so do the f32
+    mma.sync of launches a pass built with them (gpu.ffma's `mma = 1`).
+    Other launches are left alone.
   }];
   let options = [
     Option<"allowTF32", "allow-tf32", "bool", /*default=*/"false",
@@ -489,8 +490,11 @@ def GpuFfmaMatmulsPass : Pass<"ke-gpu-ffma-matmuls", "::mlir::ModuleOp"> {
     reading the result from a temporary buffer through the identity or a
     permutation, e.g. a convolution's result written back channels-first)
     is applied to each result before the store, and it and the temporary
-    are gone. A marked op this cannot build is a located error. CUDA only; the
-    first step of the CUDA lowering.
+    are gone. With `mma = 1` each warp tile is 2 x thread_n m16n8k8 f32
+    nvgpu.mma.sync instead (shared rows padded by 8, k_tile a multiple of
+    8), which ke-gpu-vector-to-mma makes TF32 or 3xTF32 as the target
+    allows. A marked op this cannot build is a located error. CUDA only;
+    the first step of the CUDA lowering.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
