@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuRowKernel.h"
+#include "LinalgBody.h"
 
 #include "ke/Codegen/Passes.h"
 #include "ke/Workload/ColumnReduction.h"
@@ -160,18 +161,14 @@ private:
   Value index(int64_t v) { return b.create<arith::ConstantIndexOp>(v); }
   /// `linear` as indices of the loops [first, last), the last fastest.
   void delinearize(Value linear, unsigned first, unsigned last);
-  /// The op's body at the loop indices with reduction index `row`, applied
-  /// to `acc`.
+  /// The op's body at this thread's loop indices and reduction index
+  /// `row`, its accumulator `acc`.
   Value step(Value row, Value acc);
   /// The combiner applied to `lhs` and `rhs`.
   Value combine(Value lhs, Value rhs);
-  /// Operand `operand` of `op`'s indices through its indexing map, at the
-  /// loop indices `at`.
-  SmallVector<Value> operandIndices(linalg::LinalgOp op, OpOperand &operand,
-                                    ArrayRef<Value> at);
-  SmallVector<Value> operandIndices(OpOperand &operand) {
-    return operandIndices(m.op, operand, loops);
-  }
+  /// The op's operand `operand`'s indices through its indexing map at
+  /// this thread's loop indices.
+  SmallVector<Value> operandIndices(OpOperand &operand);
   /// Stores the combined `value` of this thread's column: through the
   /// epilogue, if any, else into the op's output.
   void storeResult(Value value);
@@ -192,13 +189,11 @@ void ColumnReduceBuilder::delinearize(Value linear, unsigned first,
   }
 }
 
-SmallVector<Value>
-ColumnReduceBuilder::operandIndices(linalg::LinalgOp op, OpOperand &operand,
-                                    ArrayRef<Value> at) {
+SmallVector<Value> ColumnReduceBuilder::operandIndices(OpOperand &operand) {
   SmallVector<Value> indices;
-  for (AffineExpr e : op.getMatchingIndexingMap(&operand).getResults()) {
+  for (AffineExpr e : m.op.getMatchingIndexingMap(&operand).getResults()) {
     if (auto dim = dyn_cast<AffineDimExpr>(e))
-      indices.push_back(at[dim.getPosition()]);
+      indices.push_back(loops[dim.getPosition()]);
     else
       indices.push_back(index(0)); // a kept dimension of extent 1
   }
@@ -207,26 +202,10 @@ ColumnReduceBuilder::operandIndices(linalg::LinalgOp op, OpOperand &operand,
 
 Value ColumnReduceBuilder::step(Value row, Value acc) {
   loops[m.c.reductionLoop] = row;
-  Block *body = m.op.getBlock();
-  IRMapping mapping;
-  for (OpOperand *input : m.op.getDpsInputOperands()) {
-    Value value = input->get();
-    Value element =
-        isa<MemRefType>(value.getType())
-            ? b.create<memref::LoadOp>(value, operandIndices(*input))
-                  .getResult()
-            : value; // a scalar input
-    mapping.map(body->getArgument(input->getOperandNumber()), element);
-  }
-  mapping.map(body->getArguments().back(), acc);
-  for (Operation &op : body->without_terminator()) {
-    if (auto idx = dyn_cast<linalg::IndexOp>(op)) {
-      mapping.map(idx.getResult(), loops[idx.getDim()]);
-      continue;
-    }
-    b.clone(op, mapping);
-  }
-  return mapping.lookup(body->getTerminator()->getOperand(0));
+  OpOperand *init = m.op.getDpsInitOperand(0);
+  return applyLinalgBody(b, m.op, loops, [&](OpOperand &operand) {
+    return &operand == init ? acc : Value();
+  });
 }
 
 Value ColumnReduceBuilder::combine(Value lhs, Value rhs) {
@@ -244,30 +223,12 @@ void ColumnReduceBuilder::storeResult(Value value) {
     return;
   }
   // The epilogue's loops are the output's dimensions.
-  linalg::LinalgOp ep = m.epilogue;
-  Block *body = ep.getBlock();
-  IRMapping mapping;
-  for (OpOperand *input : ep.getDpsInputOperands()) {
-    Value source = input->get();
-    BlockArgument arg = body->getArgument(input->getOperandNumber());
-    if (source == init->get())
-      mapping.map(arg, value);
-    else if (!isa<MemRefType>(source.getType()))
-      mapping.map(arg, source);
-    else
-      mapping.map(arg, b.create<memref::LoadOp>(
-                           source, operandIndices(ep, *input, outIndices)));
-  }
-  for (Operation &op : body->without_terminator()) {
-    if (auto idx = dyn_cast<linalg::IndexOp>(op)) {
-      mapping.map(idx.getResult(), outIndices[idx.getDim()]);
-      continue;
-    }
-    b.clone(op, mapping);
-  }
-  b.create<memref::StoreOp>(
-      mapping.lookupOrDefault(body->getTerminator()->getOperand(0)),
-      ep.getDpsInitOperand(0)->get(), outIndices);
+  Value result = applyLinalgBody(
+      b, m.epilogue, outIndices, [&](OpOperand &operand) {
+        return operand.get() == init->get() ? value : Value();
+      });
+  b.create<memref::StoreOp>(result, m.epilogue.getDpsInitOperand(0)->get(),
+                            outIndices);
 }
 
 void ColumnReduceBuilder::build() {

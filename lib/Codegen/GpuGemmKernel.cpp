@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuGemmKernel.h"
+#include "LinalgBody.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -297,37 +298,10 @@ SmallVector<Value> GemmKernelBuilder::epilogueIndices(Value row,
 }
 
 Value GemmKernelBuilder::applyEpilogue(Value value, Value row, Value column) {
-  linalg::LinalgOp ep = gemm.epilogue;
-  Block *body = ep.getBlock();
-  SmallVector<Value> loops = epilogueIndices(row, column);
-  IRMapping mapping;
-  for (OpOperand &operand : ep->getOpOperands()) {
-    BlockArgument arg = body->getArgument(operand.getOperandNumber());
-    if (arg.use_empty())
-      continue;
-    if (operand.get() == gemm.c) {
-      mapping.map(arg, value);
-      continue;
-    }
-    if (!isa<MemRefType>(operand.get().getType())) {
-      mapping.map(arg, operand.get());
-      continue;
-    }
-    AffineMap map = ep.getMatchingIndexingMap(&operand);
-    SmallVector<Value> indices;
-    for (AffineExpr expr : map.getResults())
-      indices.push_back(b.create<affine::AffineApplyOp>(
-          AffineMap::get(map.getNumDims(), 0, expr), loops));
-    mapping.map(arg, b.create<memref::LoadOp>(operand.get(), indices));
-  }
-  for (Operation &op : body->without_terminator()) {
-    if (auto indexOp = dyn_cast<linalg::IndexOp>(op)) {
-      mapping.map(indexOp.getResult(), loops[indexOp.getDim()]);
-      continue;
-    }
-    b.clone(op, mapping);
-  }
-  return mapping.lookupOrDefault(body->getTerminator()->getOperand(0));
+  return applyLinalgBody(b, gemm.epilogue, epilogueIndices(row, column),
+                         [&](OpOperand &operand) {
+                           return operand.get() == gemm.c ? value : Value();
+                         });
 }
 
 Value GemmKernelBuilder::finish(Value sum, Value row, Value column) {
