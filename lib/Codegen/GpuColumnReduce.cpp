@@ -335,13 +335,18 @@ void ColumnReduceBuilder::build() {
   m.op->erase();
   if (fill)
     fill->erase();
-  // The epilogue's input, now never written or read.
   if (m.epilogue) {
     m.epilogue->erase();
-    Operation *temporary = out.getDefiningOp();
-    for (Operation *user : llvm::make_early_inc_range(temporary->getUsers()))
-      user->erase();
-    temporary->erase();
+    // The epilogue's input, now never written or read where the fill gave
+    // the init; otherwise the kernel reads its init from it, and it stays
+    // with whatever wrote it.
+    if (fill) {
+      Operation *temporary = out.getDefiningOp();
+      for (Operation *user :
+           llvm::make_early_inc_range(temporary->getUsers()))
+        user->erase();
+      temporary->erase();
+    }
   }
 }
 

@@ -115,3 +115,40 @@ func.func @not_bufferized(%x: tensor<64x64xf32>, %o: tensor<64xf32>) -> tensor<6
   } -> tensor<64xf32>
   return %r : tensor<64xf32>
 }
+
+// -----
+
+// A mean whose init is no fill (a copy of a starting value): the kernel
+// reads the init from the temporary, which stays with its copy; the
+// epilogue (the scaling) is applied as each result is stored into %o.
+// CHECK-LABEL: func.func @mean_copied_init
+// CHECK: %[[TMP:.*]] = memref.alloc() : memref<64xf32>
+// CHECK: memref.copy %arg1, %[[TMP]]
+// CHECK: gpu.launch
+// CHECK: memref.load %[[TMP]]
+// CHECK: arith.divf
+// CHECK: memref.store %{{.*}}, %arg2
+// CHECK-NOT: linalg.generic
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+#cols = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0) -> (d0)>
+func.func @mean_copied_init(%x: memref<128x64xf32>, %start: memref<64xf32>, %o: memref<64xf32>) {
+  %n = arith.constant 128.0 : f32
+  %tmp = memref.alloc() : memref<64xf32>
+  memref.copy %start, %tmp : memref<64xf32> to memref<64xf32>
+  linalg.generic {indexing_maps = [#rows, #cols], iterator_types = ["reduction", "parallel"]}
+    ins(%x : memref<128x64xf32>) outs(%tmp : memref<64xf32>)
+    attrs = {ke.colreduce = {threads_x = 32 : i64, threads_y = 8 : i64, unroll = 4 : i64}} {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+    ins(%tmp : memref<64xf32>) outs(%o : memref<64xf32>)
+    attrs = {ke.colreduce.epilogue} {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.divf %a, %n : f32
+    linalg.yield %m : f32
+  }
+  return
+}
