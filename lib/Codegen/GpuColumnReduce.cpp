@@ -353,12 +353,8 @@ void ColumnReduceBuilder::build() {
 struct GpuColumnReducePass final
     : ke::impl::GpuColumnReducePassBase<GpuColumnReducePass> {
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> marked;
-    getOperation()->walk([&](linalg::LinalgOp op) {
-      if (op->hasAttr(kColumnReduceAttr))
-        marked.push_back(op);
-    });
-    for (linalg::LinalgOp op : marked) {
+    for (linalg::LinalgOp op :
+         collectMarked<linalg::LinalgOp>(getOperation(), kColumnReduceAttr)) {
       FailureOr<MarkedColumnReduction> c = analyze(op);
       if (failed(c))
         return signalPassFailure();

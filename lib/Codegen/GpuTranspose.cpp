@@ -21,6 +21,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuRowKernel.h"
+
 #include "ke/Codegen/Passes.h"
 #include "ke/Workload/Transpose.h"
 
@@ -218,12 +220,8 @@ void TransposeBuilder::build() {
 struct GpuTransposePass final
     : ke::impl::GpuTransposePassBase<GpuTransposePass> {
   void runOnOperation() override {
-    SmallVector<linalg::TransposeOp> marked;
-    getOperation()->walk([&](linalg::TransposeOp op) {
-      if (op->hasAttr(kTransposeAttr))
-        marked.push_back(op);
-    });
-    for (linalg::TransposeOp op : marked) {
+    for (linalg::TransposeOp op :
+         collectMarked<linalg::TransposeOp>(getOperation(), kTransposeAttr)) {
       FailureOr<MarkedTranspose> t = analyze(op);
       if (failed(t))
         return signalPassFailure();
