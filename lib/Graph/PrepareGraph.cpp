@@ -38,6 +38,7 @@ void ke::buildGraphPreparationPipeline(OpPassManager &pm,
   // become linalg.generic, which bufferizes and which ke schedules.
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createSplitBiasFromInitsPass());
+  pm.addPass(createConvTransposePhasesPass());
   pm.addPass(createStridedInsertsToGathersPass());
   // Before the transpose folds: its output transpose folds into consumers.
   pm.addPass(createConvsToChannelsLastPass());

@@ -84,4 +84,25 @@ MODELS = {
     "conv_transpose": lambda: (nn.ConvTranspose2d(2, 3, 3, stride=2,
                                                   padding=1),
                                (torch.randn(1, 2, 5, 5),)),
+    # Strided ConvTransposes split into phase convolutions
+    # (ke-conv-transpose-phases): phases of different input shifts
+    # (kernel 4), 3-D with output padding, 1-D stride 3, a filter smaller
+    # than the stride (phases no tap meets: bias only), mixed strides.
+    "conv_transpose_k4": lambda: (nn.ConvTranspose2d(2, 3, 4, stride=2,
+                                                     padding=1,
+                                                     output_padding=1),
+                                  (torch.randn(2, 2, 5, 6),)),
+    "conv_transpose_3d": lambda: (nn.ConvTranspose3d(2, 3, 3, stride=2,
+                                                     padding=1,
+                                                     output_padding=1),
+                                  (torch.randn(1, 2, 3, 4, 5),)),
+    "conv_transpose_1d": lambda: (nn.ConvTranspose1d(2, 3, 5, stride=3,
+                                                     padding=2),
+                                  (torch.randn(2, 2, 7),)),
+    "conv_transpose_small_filter": lambda: (
+        nn.ConvTranspose2d(2, 3, (1, 2), stride=(3, 2)),
+        (torch.randn(1, 2, 4, 5),)),
+    "conv_transpose_mixed": lambda: (nn.ConvTranspose2d(3, 2, (3, 2),
+                                                        stride=(2, 1)),
+                                     (torch.randn(1, 3, 4, 4),)),
 }

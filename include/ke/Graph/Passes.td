@@ -127,6 +127,37 @@ def ConvsToChannelsLastPass : Pass<"ke-convs-to-channels-last"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def ConvTransposePhasesPass : Pass<"ke-conv-transpose-phases"> {
+  let summary = "Split a strided ConvTranspose (a convolution over its input "
+                "spread out with zeros) into one dense convolution per "
+                "output phase";
+  let description = [{
+    torch-mlir imports a ConvTranspose of stride `s` as a stride-1
+    channels-first convolution (`linalg.conv_{1,2,3}d_nc*_fc*`) whose input
+    is `tensor.insert_slice %x into %zeros` with spatial strides `s`: run
+    as it is, it multiplies every inserted zero (`s^d` times the work in
+    `d` dimensions). Along a dimension with insert offset `P`, filter size
+    `K` and output size `O`, the outputs `o = s*q + r` of phase `r` meet
+    only the taps `k = c + s*j`, `c = (P - r) mod s`, at input
+    `q + j + e`, `e = (r + c - P) / s`. Each combination of per-dimension
+    phases becomes a dense stride-1 channels-last convolution
+    (`linalg.conv_{1,2,3}d_n*c_*cf`) of
+    - the input shifted by `e` and zero-padded (a gather generic, shared
+      by the phases of one shift),
+    - the sub-filter `W[f, c, c + s*j]` (a generic through an affine map),
+    into a fill of the original init's value (the init alone where no tap
+    of the phase meets the input), and one gather generic assembles the
+    channels-first output from the phases (`o / s` of phase `o % s`).
+    Matched: a unit-stride, undilated convolution whose input is a
+    static, non-rank-reducing insert into a fill of zero that spreads
+    spatial dimensions only, whose init is a fill, with at most 16
+    phases. Anything else stays.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def StridedInsertsToGathersPass : Pass<"ke-strided-inserts-to-gathers"> {
   let summary = "Rewrite tensor.insert_slice with non-unit strides as an "
                 "elementwise generic that reads the source";
