@@ -9,13 +9,13 @@
 // RUN: ke-opt sketches %s --target cuda:sm_90 | FileCheck %s
 // RUN: ke-opt sketches %s --target rocm:gfx942 | FileCheck %s --check-prefix=ROCM
 // RUN: ke-opt compile %s --target cuda:sm_90 --emit=asm -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULT
-// Where the target allows TF32 (+tf32, +3xtf32), mma.sync tiles are a
-// candidate (the `mma` knob), not yet the default.
+// Where the target allows TF32 (+tf32, +3xtf32), mma.sync tiles (the
+// `mma` knob) are the default, marked on the op; elsewhere no knob.
 // RUN: ke-opt sketches %s --target cuda:sm_90+3xtf32 | FileCheck %s --check-prefix=TC
 // TC: // sketch gpu.ffma
 // TC: // knob group.m: 1 4 [8] 16
-// TC-NEXT: // knob mma: [0] 1
-// TC-NOT: mma = 1
+// TC-NEXT: // knob mma: 0 [1]
+// TC: transform.param.constant {{{.*}}mma = 1 : i64{{.*}}}
 
 // CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
 // CHECK-NEXT: // sketch gpu.ffma
@@ -25,6 +25,7 @@
 // CHECK-NEXT: // knob k.tile: 4 8 [16] 32
 // CHECK-NEXT: // knob stages: 2 3 [4] 5
 // CHECK-NEXT: // knob group.m: 1 4 [8] 16
+// CHECK-NOT: knob mma
 // CHECK: transform.param.constant {block_m = 128 : i64, block_n = 128 : i64, k_tile = 16 : i64, stages = 4 : i64, group_m = 8 : i64, thread_n = 8 : i64}
 // CHECK: transform.annotate {{.*}} "ke.ffma"
 // CHECK: // sketch gpu.tile
