@@ -27,9 +27,10 @@
 // - the convolution is the channels-last named op (what
 //   ke-convs-to-channels-last would make of it), into a fill of the
 //   original init's value.
-// The output is one gather generic over the channels-first result that
-// picks, per element, its phase's value: o / s in the phase r = o % s.
-// The elementwise ops after the ConvTranspose then fuse with that gather.
+// The output is one gather generic, channels-last like the phases, that
+// picks per element its phase's value (o / s in the phase r = o % s), and
+// a transpose to the channels-first type, which folds into the ops that
+// read it (ke-fold-broadcasts-into-consumers), as for any convolution.
 //
 //===----------------------------------------------------------------------===//
 
@@ -328,58 +329,74 @@ private:
   }
 
   /// The channels-first output: out[n, f, o...] is phase (o % s)'s result
-  /// at [n, o / s, f]. Every phase is read (its index clamped into it) and
+  /// at [n, o / s, f]. The gather runs channels-last, in the phases' own
+  /// layout (a warp reads and writes consecutive channels), and a transpose
+  /// gives the channels-first type, as ke-convs-to-channels-last does for
+  /// every convolution; ke-fold-broadcasts-into-consumers folds it into the
+  /// ops that read it. Every phase is read (its index clamped into it) and
   /// the right one selected, which keeps the generic free of control flow.
   template <typename PhaseT>
   static Value gatherPhases(PatternRewriter &rewriter, Location loc,
                             RankedTensorType type, ArrayRef<PhaseT> phases,
                             ArrayRef<int64_t> strides) {
-    Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                          type.getElementType());
-    unsigned rank = type.getRank();
-    return linalg::GenericOp::create(
-               rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{empty},
-               ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
-               SmallVector<utils::IteratorType>(rank,
-                                                utils::IteratorType::parallel),
-               [&](OpBuilder &b, Location loc, ValueRange) {
-                 Value n = linalg::IndexOp::create(b, loc, 0);
-                 Value f = linalg::IndexOp::create(b, loc, 1);
-                 SmallVector<Value> q, r;
-                 for (int64_t d = 0; d < Spatial; ++d) {
-                   Value o = linalg::IndexOp::create(b, loc, 2 + d);
-                   Value s = indexConstant(b, loc, strides[2 + d]);
-                   q.push_back(arith::DivUIOp::create(b, loc, o, s));
-                   r.push_back(arith::RemUIOp::create(b, loc, o, s));
-                 }
-                 Value result;
-                 for (const PhaseT &phase : llvm::reverse(phases)) {
-                   SmallVector<Value> indices{n};
-                   Value match;
-                   for (int64_t d = 0; d < Spatial; ++d) {
-                     indices.push_back(arith::MinUIOp::create(
-                         b, loc, q[d],
-                         indexConstant(b, loc, phase.dim[d].outputs - 1)));
-                     if (strides[2 + d] == 1)
-                       continue;
-                     Value here = arith::CmpIOp::create(
-                         b, loc, arith::CmpIPredicate::eq, r[d],
-                         indexConstant(b, loc, phase.r[d]));
-                     match = match ? arith::AndIOp::create(b, loc, match, here)
-                                         .getResult()
-                                   : here;
-                   }
-                   indices.push_back(f);
-                   Value value =
-                       tensor::ExtractOp::create(b, loc, phase.result, indices);
-                   result = result ? arith::SelectOp::create(b, loc, match,
-                                                             value, result)
-                                         .getResult()
-                                   : value;
-                 }
-                 linalg::YieldOp::create(b, loc, result);
-               })
-        .getResult(0);
+    // N S... F, and the permutation back to N F S....
+    SmallVector<int64_t> shape{type.getDimSize(0)}, perm{0, Spatial + 1};
+    for (int64_t d = 0; d < Spatial; ++d) {
+      shape.push_back(type.getDimSize(2 + d));
+      perm.push_back(1 + d);
+    }
+    shape.push_back(type.getDimSize(1));
+    Type element = type.getElementType();
+    Value empty = tensor::EmptyOp::create(rewriter, loc, shape, element);
+    unsigned rank = shape.size();
+    Value gathered =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{empty.getType()}, ValueRange{},
+            ValueRange{empty},
+            ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &b, Location loc, ValueRange) {
+              Value n = linalg::IndexOp::create(b, loc, 0);
+              Value f = linalg::IndexOp::create(b, loc, rank - 1);
+              SmallVector<Value> q, r;
+              for (int64_t d = 0; d < Spatial; ++d) {
+                Value o = linalg::IndexOp::create(b, loc, 1 + d);
+                Value s = indexConstant(b, loc, strides[2 + d]);
+                q.push_back(arith::DivUIOp::create(b, loc, o, s));
+                r.push_back(arith::RemUIOp::create(b, loc, o, s));
+              }
+              Value result;
+              for (const PhaseT &phase : llvm::reverse(phases)) {
+                SmallVector<Value> indices{n};
+                Value match;
+                for (int64_t d = 0; d < Spatial; ++d) {
+                  indices.push_back(arith::MinUIOp::create(
+                      b, loc, q[d],
+                      indexConstant(b, loc, phase.dim[d].outputs - 1)));
+                  if (strides[2 + d] == 1)
+                    continue;
+                  Value here = arith::CmpIOp::create(
+                      b, loc, arith::CmpIPredicate::eq, r[d],
+                      indexConstant(b, loc, phase.r[d]));
+                  match = match ? arith::AndIOp::create(b, loc, match, here)
+                                      .getResult()
+                                : here;
+                }
+                indices.push_back(f);
+                Value value =
+                    tensor::ExtractOp::create(b, loc, phase.result, indices);
+                result = result ? arith::SelectOp::create(b, loc, match, value,
+                                                          result)
+                                      .getResult()
+                                : value;
+              }
+              linalg::YieldOp::create(b, loc, result);
+            })
+            .getResult(0);
+    Value out = tensor::EmptyOp::create(rewriter, loc, type.getShape(), element);
+    return linalg::TransposeOp::create(rewriter, loc, gathered, out, perm)
+        .getResult()[0];
   }
 };
 
