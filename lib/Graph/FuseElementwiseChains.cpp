@@ -18,7 +18,6 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/Debug.h"
 
@@ -41,22 +40,6 @@ bool isSingleResultElementwise(Operation *op) {
          generic.getNumParallelLoops() == generic.getNumLoops();
 }
 
-/// True when `producer` gathers (reads with tensor.extract, at indices
-/// of its own loops) and `operand`'s owner reads its result through a map
-/// other than the identity. Fused, the gather's reads would follow the
-/// consumer's loop order: a channels-last gather (ke-conv-transpose-phases)
-/// read by a channels-first consumer would read a channel per thread, with
-/// no coalescing. Unfused, the consumer reads the gather's result through
-/// its map, which the GPU rules schedule as a transpose.
-bool isGatherReadThroughPermutation(Operation *producer, OpOperand *operand) {
-  auto consumer = cast<linalg::LinalgOp>(operand->getOwner());
-  if (consumer.getMatchingIndexingMap(operand).isIdentity())
-    return false;
-  return producer
-      ->walk([](tensor::ExtractOp) { return WalkResult::interrupt(); })
-      .wasInterrupted();
-}
-
 /// Fuses the producer of `operand` into its owner when both are
 /// single-result elementwise generics and the owner is the producer's only
 /// user.
@@ -65,8 +48,7 @@ bool shouldFuse(OpOperand *operand) {
   Operation *consumer = operand->getOwner();
   bool fuse = isSingleResultElementwise(producer) &&
               isSingleResultElementwise(consumer) &&
-              producer->getResult(0).hasOneUse() &&
-              !isGatherReadThroughPermutation(producer, operand);
+              producer->getResult(0).hasOneUse();
   LLVM_DEBUG(if (fuse) llvm::dbgs()
              << "[" DEBUG_TYPE "] fusing the producer at " << producer->getLoc()
              << " into the consumer at " << consumer->getLoc() << "\n");

@@ -5,7 +5,8 @@
 // convolution. Phase 0 (even outputs) meets tap 1 only, phase 1 taps 0
 // and 2; both read the input unshifted, so they share one zero-padded
 // channels-last copy of it (5 + 1 wide), each a dense convolution into a
-// fill of the init's value, and one gather interleaves them.
+// fill of the init's value, transposed to channels-first, and one gather
+// interleaves them.
 // CHECK-DAG: #[[TAP1:.*]] = affine_map<(d0, d1, d2) -> (d2, d1, d0 * 2 + 1)>
 // CHECK-DAG: #[[TAPS02:.*]] = affine_map<(d0, d1, d2) -> (d2, d1, d0 * 2)>
 // CHECK-LABEL: func.func @k3_s2
@@ -24,12 +25,14 @@
 // CHECK-SAME: outs(%{{.*}} : tensor<2x4x6xf32>)
 // CHECK: %[[C1:.*]] = linalg.conv_1d_nwc_wcf
 // CHECK-SAME: ins(%[[XP]], %[[W1]] : tensor<2x6x4xf32>, tensor<2x4x6xf32>)
+// CHECK: %[[T0:.*]] = linalg.transpose ins(%[[C0]] : tensor<2x5x6xf32>) outs(%{{.*}} : tensor<2x6x5xf32>) permutation = [0, 2, 1]
+// CHECK: %[[T1:.*]] = linalg.transpose ins(%[[C1]] : tensor<2x5x6xf32>) outs(%{{.*}} : tensor<2x6x5xf32>) permutation = [0, 2, 1]
 // CHECK: %[[OUT:.*]] = linalg.generic
 // CHECK-SAME: outs(%{{.*}} : tensor<2x6x10xf32>)
 // CHECK: arith.divui
 // CHECK: arith.remui
-// CHECK: tensor.extract %[[C1]]
-// CHECK: tensor.extract %[[C0]]
+// CHECK: tensor.extract %[[T1]]
+// CHECK: tensor.extract %[[T0]]
 // CHECK: arith.select
 // CHECK: return %[[OUT]]
 func.func @k3_s2(%x: tensor<2x4x5xf32>, %w: tensor<6x4x3xf32>) -> tensor<2x6x10xf32> {

@@ -146,8 +146,9 @@ def ConvTransposePhasesPass : Pass<"ke-conv-transpose-phases"> {
       by the phases of one shift),
     - the sub-filter `W[f, c, c + s*j]` (a generic through an affine map),
     into a fill of the original init's value (the init alone where no tap
-    of the phase meets the input), and one gather generic assembles the
-    channels-first output from the phases (`o / s` of phase `o % s`).
+    of the phase meets the input), transposed to channels-first, and one
+    gather generic assembles the channels-first output from the phases
+    (`o / s` of phase `o % s`).
     Matched: a unit-stride, undilated convolution whose input is a
     static, non-rank-reducing insert into a fill of zero that spreads
     spatial dimensions only, whose init is a fill, with at most 16
