@@ -39,7 +39,7 @@ void ke::buildGraphPreparationPipeline(OpPassManager &pm,
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createSplitBiasFromInitsPass());
   pm.addPass(createConvTransposePhasesPass());
-  pm.addPass(createStridedInsertsToGathersPass());
+  pm.addPass(createInsertsToGathersPass());
   // Before the transpose folds: its output transpose folds into consumers.
   pm.addPass(createConvsToChannelsLastPass());
   // Before the transpose fold: a 16-bit weight's transpose feeds its

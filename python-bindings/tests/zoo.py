@@ -80,7 +80,7 @@ MODELS = {
                      (torch.randn(4, 8),)),
     "gelu_tanh": lambda: (nn.GELU(approximate="tanh"), (torch.randn(4, 24),)),
     # A strided ConvTranspose: torch-mlir's strided zero stuffing
-    # (ke-strided-inserts-to-gathers) and the weight flip (a gather).
+    # (ke-inserts-to-gathers) and the weight flip (a gather).
     "conv_transpose": lambda: (nn.ConvTranspose2d(2, 3, 3, stride=2,
                                                   padding=1),
                                (torch.randn(1, 2, 5, 5),)),

@@ -159,21 +159,27 @@ def ConvTransposePhasesPass : Pass<"ke-conv-transpose-phases"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
-def StridedInsertsToGathersPass : Pass<"ke-strided-inserts-to-gathers"> {
-  let summary = "Rewrite tensor.insert_slice with non-unit strides as an "
-                "elementwise generic that reads the source";
+def InsertsToGathersPass : Pass<"ke-inserts-to-gathers"> {
+  let summary = "Rewrite strided tensor.insert_slice and paddings as "
+                "elementwise generics that read their source";
   let description = [{
-    torch-mlir's strided ConvTranspose inserts its input into a zero tensor
-    at every `stride`-th position. A whole-model GPU library moves data
-    between kernel groups with box copies, which have no element strides,
-    so such an insert (static offsets, sizes and strides, at least one
-    stride above 1) becomes an elementwise `linalg.generic` over the
-    destination: at a position `i` with `rel = i - offset`, `0 <= rel <
-    size * stride` and `rel % stride == 0` in every dimension it yields
-    `tensor.extract %source[rel / stride]` (dropped unit dimensions
-    skipped), elsewhere the destination's value: the fill value itself when
-    a `linalg.fill` makes the destination (the generic then reads no init,
-    and the fill goes). Unit-stride inserts stay.
+    A whole-model GPU library moves data between kernel groups with box
+    copies, which have no element strides and at most three dimensions.
+    Each of these becomes an elementwise `linalg.generic` over the
+    destination that yields `tensor.extract %source[(i - offset) /
+    stride]` where position `i` is inserted in every dimension
+    (`0 <= i - offset < size * stride`, `(i - offset) % stride == 0`;
+    dropped unit dimensions skipped) and the background elsewhere:
+    - a `tensor.insert_slice` with static offsets, sizes and strides, at
+      least one stride above 1 (torch-mlir's strided ConvTranspose spreads
+      its input this way), into any destination: the background is the
+      destination's value;
+    - a unit-stride insert into a `linalg.fill` (a padding: a stride-1
+      ConvTranspose's), and a `tensor.pad` of static amounts whose value
+      is defined outside it: the background is that value, and the generic
+      reads no init (the fill goes), writing each element once where a
+      fill and a box copy per leading index wrote the inside twice.
+    Unit-stride inserts into data stay (a box copy).
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::arith::ArithDialect",
