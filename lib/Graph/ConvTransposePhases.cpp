@@ -16,14 +16,18 @@
 // q + j + e with e = (r + c - P) / s (exact). So phase r is a dense
 // stride-1 convolution of the input (shifted by e, zero outside it) with
 // the sub-filter W[c + s*j], j < ceil((K - c) / s), into ceil((O - r) / s)
-// outputs. Every output pixel then costs K / s taps, as in PyTorch.
+// outputs. Every output pixel then costs K / s taps, as in PyTorch. With
+// a dilation d (tap k at o + k*d), phase r meets every t-th tap from its
+// first, t = s / gcd(d, s), and its convolution has dilation d / gcd(d, s).
 //
 // In IR, for each combination of per-dimension phases:
 // - the sub-filter is an elementwise generic that reads W through an
 //   affine map (offset c, stride s), written channels-last (S... C F);
-// - the input, shifted and zero-padded, is a gather generic written
-//   channels-last (N S... C); phases whose shift is the same share it (a
-//   convolution reads what prefix of a larger input it needs);
+// - the input is transposed channels-last once (N S... C); shifted and
+//   zero-padded, it is a gather generic over that layout, shared by the
+//   phases of one shift (a convolution reads what prefix of a larger
+//   input it needs), or the transposed input itself where a shift is 0
+//   and no padding is needed;
 // - the convolution is the channels-last named op (what
 //   ke-convs-to-channels-last would make of it), into a fill of the
 //   original init's value, transposed back to channels-first (the GEMM
@@ -51,6 +55,7 @@
 #include "llvm/Support/Debug.h"
 
 #include <map>
+#include <numeric>
 
 #define DEBUG_TYPE "ke-conv-transpose-phases"
 
@@ -69,22 +74,42 @@ constexpr int64_t kMaxPhases = 16;
 
 /// One phase along one spatial dimension (see the file comment).
 struct DimPhase {
-  int64_t outputs; // ceil((O - r) / s): the phase's output size
-  int64_t first;   // c: its first tap
-  int64_t taps;    // J: ceil((K - c) / s), 0 when no tap meets an input
-  int64_t shift;   // e: input position of output q, tap j is q + j + e
+  int64_t outputs;  // ceil((O - r) / s): the phase's output size
+  int64_t first;    // c: its first tap
+  int64_t step;     // t: between its taps, s / gcd(d, s)
+  int64_t taps;     // J: taps c, c + t, ... below K; 0 when none meets x
+  int64_t shift;    // e: input position of output q, tap j is
+                    // q + e + j * dilation
+  int64_t dilation; // d / gcd(d, s): the phase convolution's dilation
 };
 
 /// The phases of one dimension: r = 0 .. s - 1 (outputs 0 when O <= r).
+/// With the convolution's dilation d, tap k reads x' at o + k*d: phase r
+/// meets the k with k*d = P - r (mod s), which is none or every t-th k from
+/// the first, t = s / gcd(d, s); consecutive ones read inputs d / gcd(d, s)
+/// apart.
 SmallVector<DimPhase> getDimPhases(int64_t stride, int64_t offset,
-                                   int64_t filter, int64_t output) {
+                                   int64_t filter, int64_t dilation,
+                                   int64_t output) {
   SmallVector<DimPhase> phases;
+  int64_t g = std::gcd(dilation, stride);
   for (int64_t r = 0; r < stride; ++r) {
     DimPhase p;
     p.outputs = output > r ? (output - r + stride - 1) / stride : 0;
-    p.first = ((offset - r) % stride + stride) % stride;
-    p.taps = p.first < filter ? (filter - p.first + stride - 1) / stride : 0;
-    p.shift = (r + p.first - offset) / stride; // exact by the choice of c
+    p.step = stride / g;
+    p.dilation = dilation / g;
+    p.first = 0;
+    p.taps = 0;
+    p.shift = 0;
+    for (int64_t k = 0; k < std::min(filter, p.step); ++k) {
+      if (((k * dilation - (offset - r)) % stride + stride) % stride)
+        continue;
+      p.first = k;
+      p.taps = (filter - 1 - k) / p.step + 1;
+      // Exact: r + k*d - P is a multiple of s by the choice of k.
+      p.shift = (r + k * dilation - offset) / stride;
+      break;
+    }
     phases.push_back(p);
   }
   return phases;
@@ -114,10 +139,10 @@ struct ConvTransposeToPhases : OpRewritePattern<SourceOp> {
     if (!conv.hasPureTensorSemantics())
       return rewriter.notifyMatchFailure(conv, "not on tensors");
     if (!llvm::all_of(conv.getStrides().template getValues<int64_t>(),
-                      [](int64_t s) { return s == 1; }) ||
-        !llvm::all_of(conv.getDilations().template getValues<int64_t>(),
-                      [](int64_t d) { return d == 1; }))
-      return rewriter.notifyMatchFailure(conv, "strided or dilated");
+                      [](int64_t s) { return s == 1; }))
+      return rewriter.notifyMatchFailure(conv, "strided");
+    SmallVector<int64_t> dilations(
+        conv.getDilations().template getValues<int64_t>());
     auto insert = conv.getInputs()[0].template getDefiningOp<tensor::InsertSliceOp>();
     if (!insert)
       return rewriter.notifyMatchFailure(conv, "input is no inserted slice");
@@ -156,7 +181,7 @@ struct ConvTransposeToPhases : OpRewritePattern<SourceOp> {
     int64_t combinations = 1;
     for (int64_t d = 0; d < Spatial; ++d) {
       dims.push_back(getDimPhases(strides[2 + d], offsets[2 + d],
-                                  filterType.getDimSize(2 + d),
+                                  filterType.getDimSize(2 + d), dilations[d],
                                   resultType.getDimSize(2 + d)));
       combinations *= strides[2 + d];
     }
@@ -193,7 +218,7 @@ struct ConvTransposeToPhases : OpRewritePattern<SourceOp> {
         empty |= p.outputs == 0;
         noTaps |= p.taps == 0;
         shift.push_back(p.shift);
-        extent.push_back(p.outputs + p.taps - 1);
+        extent.push_back(p.outputs + (p.taps - 1) * p.dilation);
       }
       if (empty)
         continue; // no output has this phase (O < s)
@@ -205,13 +230,39 @@ struct ConvTransposeToPhases : OpRewritePattern<SourceOp> {
       phases.push_back(std::move(phase));
     }
 
-    // The shifted, zero-padded inputs, channels-last: X[n, i..., c] =
-    // x[n, c, i + e] where that is inside x, else 0.
-    std::map<SmallVector<int64_t>, Value> inputs;
+    // The input channels-last once: a transpose, which the GPU rules run
+    // through shared tiles at copy bandwidth. The shifted copies below then
+    // read and write along the channels; read channels-first, a warp's
+    // consecutive channels were a plane apart.
     Type sourceElement = sourceType.getElementType();
+    SmallVector<int64_t> toLast{0}, lastShape{batch};
+    for (int64_t d = 0; d < Spatial; ++d) {
+      toLast.push_back(2 + d);
+      lastShape.push_back(sourceType.getDimSize(2 + d));
+    }
+    toLast.push_back(1);
+    lastShape.push_back(channels);
+    Value sourceLast =
+        linalg::TransposeOp::create(
+            rewriter, loc, source,
+            tensor::EmptyOp::create(rewriter, loc, lastShape, sourceElement),
+            toLast)
+            .getResult()[0];
+
+    // The shifted, zero-padded inputs: X[n, i..., c] = x[n, i + e..., c]
+    // where that is inside x, else 0. Unshifted and within x, a phase reads
+    // (a prefix of) x itself.
+    std::map<SmallVector<int64_t>, Value> inputs;
     Value zero = arith::ConstantOp::create(rewriter, loc, sourceElement,
                                            rewriter.getZeroAttr(sourceElement));
     for (auto &[shift, extent] : extents) {
+      bool within = true;
+      for (int64_t d = 0; d < Spatial; ++d)
+        within &= shift[d] == 0 && extent[d] <= lastShape[1 + d];
+      if (within) {
+        inputs[shift] = sourceLast;
+        continue;
+      }
       SmallVector<int64_t> shape{batch};
       llvm::append_range(shape, extent);
       shape.push_back(channels);
@@ -224,9 +275,7 @@ struct ConvTransposeToPhases : OpRewritePattern<SourceOp> {
           ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
           SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
           [&, &shift = shift](OpBuilder &b, Location loc, ValueRange) {
-            SmallVector<Value> indices{linalg::IndexOp::create(b, loc, 0),
-                                       linalg::IndexOp::create(b, loc,
-                                                               rank - 1)};
+            SmallVector<Value> indices{linalg::IndexOp::create(b, loc, 0)};
             Value inside;
             for (int64_t d = 0; d < Spatial; ++d) {
               // Position in x; clamped to 0 outside it (read, not used).
@@ -239,14 +288,16 @@ struct ConvTransposeToPhases : OpRewritePattern<SourceOp> {
                                         indexConstant(b, loc, 0)),
                   arith::CmpIOp::create(
                       b, loc, arith::CmpIPredicate::slt, i,
-                      indexConstant(b, loc, sourceType.getDimSize(2 + d))));
+                      indexConstant(b, loc, lastShape[1 + d])));
               inside = inside ? arith::AndIOp::create(b, loc, inside, here)
                                     .getResult()
                               : here;
               indices.push_back(arith::SelectOp::create(
                   b, loc, here, i, indexConstant(b, loc, 0)));
             }
-            Value value = tensor::ExtractOp::create(b, loc, source, indices);
+            indices.push_back(linalg::IndexOp::create(b, loc, rank - 1));
+            Value value =
+                tensor::ExtractOp::create(b, loc, sourceLast, indices);
             linalg::YieldOp::create(
                 b, loc,
                 ValueRange{arith::SelectOp::create(b, loc, inside, value, zero)
@@ -275,13 +326,16 @@ struct ConvTransposeToPhases : OpRewritePattern<SourceOp> {
         phase.result = init;
         continue;
       }
+      SmallVector<int64_t> phaseDilations;
+      for (const DimPhase &p : phase.dim)
+        phaseDilations.push_back(p.dilation);
       phase.result =
-          TargetOp::create(rewriter, loc, TypeRange{init.getType()},
-                           ValueRange{inputs[shift],
-                                      createSubFilter(rewriter, loc, filter,
-                                                      phase.dim, strides)},
-                           ValueRange{init}, conv.getStrides(),
-                           conv.getDilations())
+          TargetOp::create(
+              rewriter, loc, TypeRange{init.getType()},
+              ValueRange{inputs[shift],
+                         createSubFilter(rewriter, loc, filter, phase.dim)},
+              ValueRange{init}, conv.getStrides(),
+              rewriter.getI64VectorAttr(phaseDilations))
               .getResult(0);
     }
     // Channels-first phases: N Q... F -> N F Q....
@@ -314,10 +368,9 @@ struct ConvTransposeToPhases : OpRewritePattern<SourceOp> {
 
 private:
   /// The sub-filter of one phase, channels-last: F[j..., c, f] =
-  /// W[f, c, first + stride * j].
+  /// W[f, c, first + step * j].
   static Value createSubFilter(PatternRewriter &rewriter, Location loc,
-                               Value filter, ArrayRef<DimPhase> dim,
-                               ArrayRef<int64_t> strides) {
+                               Value filter, ArrayRef<DimPhase> dim) {
     auto type = cast<RankedTensorType>(filter.getType());
     SmallVector<int64_t> shape;
     for (const DimPhase &p : dim)
@@ -329,7 +382,7 @@ private:
     SmallVector<AffineExpr> reads{getAffineDimExpr(Spatial + 1, context),
                                   getAffineDimExpr(Spatial, context)};
     for (int64_t d = 0; d < Spatial; ++d)
-      reads.push_back(getAffineDimExpr(d, context) * strides[2 + d] +
+      reads.push_back(getAffineDimExpr(d, context) * dim[d].step +
                       dim[d].first);
     AffineMap read = AffineMap::get(rank, 0, reads, context);
     Value empty =

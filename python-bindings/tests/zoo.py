@@ -87,7 +87,8 @@ MODELS = {
     # Strided ConvTransposes split into phase convolutions
     # (ke-conv-transpose-phases): phases of different input shifts
     # (kernel 4), 3-D with output padding, 1-D stride 3, a filter smaller
-    # than the stride (phases no tap meets: bias only), mixed strides.
+    # than the stride (phases no tap meets: bias only), kernel = stride (the
+    # phases read the input itself), mixed strides.
     "conv_transpose_k4": lambda: (nn.ConvTranspose2d(2, 3, 4, stride=2,
                                                      padding=1,
                                                      output_padding=1),
@@ -102,6 +103,18 @@ MODELS = {
     "conv_transpose_small_filter": lambda: (
         nn.ConvTranspose2d(2, 3, (1, 2), stride=(3, 2)),
         (torch.randn(1, 2, 4, 5),)),
+    "conv_transpose_upsample": lambda: (nn.ConvTranspose2d(3, 2, 2,
+                                                           stride=2),
+                                        (torch.randn(2, 3, 4, 5),)),
+    # Dilated: with stride 2 and dilation 2 the even phase meets no tap
+    # and the odd one all three; dilation 3 keeps a dilation per phase.
+    "conv_transpose_dilated": lambda: (
+        nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1, dilation=2),
+        (torch.randn(1, 2, 4, 5),)),
+    "conv_transpose_dilated_1d": lambda: (
+        nn.ConvTranspose1d(2, 3, 3, stride=2, padding=2, dilation=3,
+                           output_padding=1),
+        (torch.randn(2, 2, 9),)),
     "conv_transpose_mixed": lambda: (nn.ConvTranspose2d(3, 2, (3, 2),
                                                         stride=(2, 1)),
                                      (torch.randn(1, 3, 4, 4),)),

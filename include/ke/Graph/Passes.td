@@ -142,14 +142,17 @@ def ConvTransposePhasesPass : Pass<"ke-conv-transpose-phases"> {
     `q + j + e`, `e = (r + c - P) / s`. Each combination of per-dimension
     phases becomes a dense stride-1 channels-last convolution
     (`linalg.conv_{1,2,3}d_n*c_*cf`) of
-    - the input shifted by `e` and zero-padded (a gather generic, shared
-      by the phases of one shift),
+    - the input, transposed channels-last once, shifted by `e` and
+      zero-padded (a gather generic shared by the phases of one shift;
+      the transposed input itself where `e` is 0 and no padding is
+      needed),
     - the sub-filter `W[f, c, c + s*j]` (a generic through an affine map),
     into a fill of the original init's value (the init alone where no tap
     of the phase meets the input), transposed to channels-first, and one
     gather generic assembles the channels-first output from the phases
     (`o / s` of phase `o % s`).
-    Matched: a unit-stride, undilated convolution whose input is a
+    Matched: a unit-stride convolution (any dilation: a phase then has
+    dilation `d / gcd(d, s)` and every `s / gcd(d, s)`-th tap) whose input is a
     static, non-rank-reducing insert into a fill of zero that spreads
     spatial dimensions only, whose init is a fill, with at most 16
     phases. Anything else stays.
