@@ -263,47 +263,20 @@ struct ConvTransposeToPhases : OpRewritePattern<SourceOp> {
         inputs[shift] = sourceLast;
         continue;
       }
-      SmallVector<int64_t> shape{batch};
+      // x's position i + e at i: x inserted at offset -e (a negative
+      // offset crops), zero elsewhere.
+      SmallVector<int64_t> shape{batch}, offsets{0};
       llvm::append_range(shape, extent);
       shape.push_back(channels);
-      Value empty =
-          tensor::EmptyOp::create(rewriter, loc, shape, sourceElement);
-      unsigned rank = shape.size();
-      auto gather = linalg::GenericOp::create(
-          rewriter, loc, TypeRange{empty.getType()}, ValueRange{},
-          ValueRange{empty},
-          ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
-          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-          [&, &shift = shift](OpBuilder &b, Location loc, ValueRange) {
-            SmallVector<Value> indices{linalg::IndexOp::create(b, loc, 0)};
-            Value inside;
-            for (int64_t d = 0; d < Spatial; ++d) {
-              // Position in x; clamped to 0 outside it (read, not used).
-              Value i = arith::AddIOp::create(
-                  b, loc, linalg::IndexOp::create(b, loc, 1 + d),
-                  indexConstant(b, loc, shift[d]));
-              Value here = arith::AndIOp::create(
-                  b, loc,
-                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i,
-                                        indexConstant(b, loc, 0)),
-                  arith::CmpIOp::create(
-                      b, loc, arith::CmpIPredicate::slt, i,
-                      indexConstant(b, loc, lastShape[1 + d])));
-              inside = inside ? arith::AndIOp::create(b, loc, inside, here)
-                                    .getResult()
-                              : here;
-              indices.push_back(arith::SelectOp::create(
-                  b, loc, here, i, indexConstant(b, loc, 0)));
-            }
-            indices.push_back(linalg::IndexOp::create(b, loc, rank - 1));
-            Value value =
-                tensor::ExtractOp::create(b, loc, sourceLast, indices);
-            linalg::YieldOp::create(
-                b, loc,
-                ValueRange{arith::SelectOp::create(b, loc, inside, value, zero)
-                               .getResult()});
-          });
-      inputs[shift] = gather.getResult(0);
+      for (int64_t e : shift)
+        offsets.push_back(-e);
+      offsets.push_back(0);
+      auto type = RankedTensorType::get(shape, sourceElement);
+      inputs[shift] = ke::createInsertGather(
+          rewriter, loc, type,
+          tensor::EmptyOp::create(rewriter, loc, shape, sourceElement), zero,
+          sourceLast, offsets, lastShape, SmallVector<int64_t>(shape.size(), 1),
+          llvm::SmallBitVector(shape.size()));
     }
 
     // The phases' convolutions (or their init alone, when no tap meets an

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace ke {
 
@@ -47,6 +48,22 @@ mlir::Value createElementwiseConversion(
     llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
                                    mlir::Value)>
         convert);
+
+/// The elementwise generic over `destType` that yields
+/// `source[(i - offset) / stride]` where position `i` is inserted in every
+/// dimension (`0 <= i - offset < size * stride`, a multiple of the stride)
+/// and `background` (or, when null, the value of `init`) elsewhere: a
+/// strided insert, a padding, or (negative offsets) a shifted crop.
+/// `dropped` marks the destination dimensions the source lacks (a
+/// rank-reducing insert). Dimensions inserted whole are read unchecked.
+mlir::Value createInsertGather(mlir::OpBuilder &builder, mlir::Location loc,
+                               mlir::RankedTensorType destType,
+                               mlir::Value init, mlir::Value background,
+                               mlir::Value source,
+                               llvm::ArrayRef<int64_t> offsets,
+                               llvm::ArrayRef<int64_t> sizes,
+                               llvm::ArrayRef<int64_t> strides,
+                               const llvm::SmallBitVector &dropped);
 
 } // namespace ke
 

@@ -43,79 +43,6 @@ namespace ke {
 
 namespace {
 
-/// The generic over `destType` that yields `source[(i - offset) / stride]`
-/// where position `i` is inserted in every dimension and `background` (or,
-/// null, the value of `init`) elsewhere. `dropped` marks the destination
-/// dimensions the source lacks (a rank-reducing insert).
-Value buildInsertGather(PatternRewriter &rewriter, Location loc,
-                        RankedTensorType destType, Value init, Value background,
-                        Value source, ArrayRef<int64_t> offsets,
-                        ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
-                        const llvm::SmallBitVector &dropped) {
-  unsigned rank = destType.getRank();
-  AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{destType}, ValueRange{}, ValueRange{init},
-      ArrayRef<AffineMap>{identity}, iterators,
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        auto index = [&](int64_t v) {
-          return arith::ConstantIndexOp::create(b, loc, v).getResult();
-        };
-        Value zero = index(0);
-        Value inside;
-        SmallVector<Value> sourceIndices;
-        for (unsigned d = 0; d < rank; ++d) {
-          // rel = i - offset; inserted where 0 <= rel < size * stride and
-          // rel % stride == 0, from source position rel / stride.
-          Value i = linalg::IndexOp::create(b, loc, d);
-          if (offsets[d] == 0 && strides[d] == 1 &&
-              sizes[d] == destType.getDimSize(d)) {
-            // Inserted whole (a batch or channel dimension): no check.
-            if (!dropped.test(d))
-              sourceIndices.push_back(i);
-            continue;
-          }
-          Value rel = arith::SubIOp::create(b, loc, i, index(offsets[d]));
-          Value low = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                            rel, zero);
-          Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                             rel, index(sizes[d] * strides[d]));
-          Value here = arith::AndIOp::create(b, loc, low, high);
-          if (strides[d] != 1)
-            here = arith::AndIOp::create(
-                b, loc, here,
-                arith::CmpIOp::create(
-                    b, loc, arith::CmpIPredicate::eq,
-                    arith::RemSIOp::create(b, loc, rel, index(strides[d])),
-                    zero));
-          inside = inside
-                       ? arith::AndIOp::create(b, loc, inside, here).getResult()
-                       : here;
-          if (dropped.test(d))
-            continue;
-          // Clamped into the source where the position is not inserted,
-          // so that the read stays in bounds.
-          Value position =
-              strides[d] == 1
-                  ? rel
-                  : arith::DivSIOp::create(b, loc, rel, index(strides[d]))
-                        .getResult();
-          sourceIndices.push_back(
-              arith::SelectOp::create(b, loc, here, position, zero));
-        }
-        Value value = tensor::ExtractOp::create(b, loc, source, sourceIndices);
-        Value result =
-            inside ? arith::SelectOp::create(b, loc, inside, value,
-                                             background ? background : args[0])
-                         .getResult()
-                   : value;
-        linalg::YieldOp::create(b, loc, result);
-      });
-  return generic.getResult(0);
-}
-
 /// A strided insert into anything, or a unit-stride one into a fill.
 struct InsertToGather : OpRewritePattern<tensor::InsertSliceOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -145,7 +72,7 @@ struct InsertToGather : OpRewritePattern<tensor::InsertSliceOp> {
     if (!background && llvm::all_of(strides, [](int64_t s) { return s == 1; }))
       return rewriter.notifyMatchFailure(insert,
                                          "unit strides into data: a box copy");
-    Value gather = buildInsertGather(
+    Value gather = ke::createInsertGather(
         rewriter, insert.getLoc(), destType, init, background,
         insert.getSource(), offsets, sizes, strides, insert.getDroppedDims());
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] insert at " << insert.getLoc()
@@ -172,7 +99,7 @@ struct PadToGather : OpRewritePattern<tensor::PadOp> {
     Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
                                           type.getElementType());
     SmallVector<int64_t> strides(type.getRank(), 1);
-    Value gather = buildInsertGather(
+    Value gather = ke::createInsertGather(
         rewriter, loc, type, empty, background, pad.getSource(),
         pad.getStaticLow(), pad.getSourceType().getShape(), strides,
         llvm::SmallBitVector(type.getRank()));
