@@ -13,8 +13,15 @@
 //                                              the copy bandwidth that
 //                                              memory-bound kernels are
 //                                              held against)
+//   ke-baselines fma-peak THREADS             (independent f32 vector FMAs
+//                                              on every thread, AVX-512
+//                                              where the CPU has it, else
+//                                              AVX2: the compute peak that
+//                                              GEMMs and convolutions are
+//                                              held against)
 // Prints one JSON object: {"baseline", "seconds", "gflops", "threads"}
-// (copy: "gbps", bytes read and written per second, instead of "gflops").
+// (copy: "gbps", bytes read and written per second, instead of "gflops";
+// fma-peak also names the "isa").
 //
 //===----------------------------------------------------------------------===//
 
@@ -167,6 +174,65 @@ int copy(long bytes, int threads) {
   return 0;
 }
 
+// The FMA loop of fma-peak: kAccumulators independent chains (more than
+// FMA latency x pipes on current x86 cores, so the pipes never wait),
+// `iterations` steps each. The vector width comes from the caller's
+// target attribute; the result is returned so that nothing is dead code.
+constexpr int kAccumulators = 16;
+constexpr long kFmaIterations = 1 << 24;
+
+template <typename V>
+static inline float fmaChains(float seed) {
+  V acc[kAccumulators];
+  for (int i = 0; i < kAccumulators; ++i)
+    acc[i] = V{} + seed * float(i + 1);
+  V mul = V{} + 0.9999999f, add = V{} + 1e-7f;
+  for (long it = 0; it < kFmaIterations; ++it)
+    for (int i = 0; i < kAccumulators; ++i)
+      acc[i] = acc[i] * mul + add; // one FMA (GNU C++ contracts by default)
+  float sum = 0;
+  for (int i = 0; i < kAccumulators; ++i)
+    for (unsigned lane = 0; lane < sizeof(V) / sizeof(float); ++lane)
+      sum += acc[i][lane];
+  return sum;
+}
+
+typedef float V16 __attribute__((vector_size(64)));
+typedef float V8 __attribute__((vector_size(32)));
+
+__attribute__((target("avx512f,fma"))) float fmaChains512(float seed) {
+  return fmaChains<V16>(seed);
+}
+__attribute__((target("avx2,fma"))) float fmaChains256(float seed) {
+  return fmaChains<V8>(seed);
+}
+
+int fmaPeak(int threads) {
+  bool avx512 = __builtin_cpu_supports("avx512f");
+  int lanes = avx512 ? 16 : 8;
+  threads = std::max(1, threads);
+  std::vector<float> sums(threads);
+  double s = medianSeconds([&] {
+    std::vector<std::thread> team;
+    for (int t = 0; t < threads; ++t)
+      team.emplace_back([&, t] {
+        sums[t] = avx512 ? fmaChains512(1e-3f * (t + 1))
+                         : fmaChains256(1e-3f * (t + 1));
+      });
+    for (std::thread &thread : team)
+      thread.join();
+  });
+  double flops = 2.0 * lanes * kAccumulators * double(kFmaIterations) * threads;
+  float checksum = 0;
+  for (float v : sums)
+    checksum += v;
+  std::printf("{\"baseline\":\"fma-peak\",\"isa\":\"%s\",\"seconds\":%.9g,"
+              "\"gflops\":%.4f,\"threads\":%d,\"checksum\":%g}\n",
+              avx512 ? "avx512" : "avx2", s, flops / s / 1e9, threads,
+              checksum);
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -184,10 +250,13 @@ int main(int argc, char **argv) {
                       std::atol(argv[8]), std::atoi(argv[9]));
   if (what == "copy" && argc == 4)
     return copy(std::atol(argv[2]), std::atoi(argv[3]));
+  if (what == "fma-peak" && argc == 3)
+    return fmaPeak(std::atoi(argv[2]));
   std::fprintf(stderr,
                "usage: ke-baselines sgemm M N K THREADS\n"
                "       ke-baselines onednn-sgemm M N K THREADS\n"
                "       ke-baselines conv2d-nhwc N H W C KH KW F THREADS\n"
-               "       ke-baselines copy BYTES THREADS\n");
+               "       ke-baselines copy BYTES THREADS\n"
+               "       ke-baselines fma-peak THREADS\n");
   return 2;
 }

@@ -49,6 +49,9 @@ struct LoopNest {
   SmallVector<unsigned> forcedUnit;
   bool decompose = false;
   bool isContraction = false;
+  /// A channels-last convolution that decomposes to 1-D (its register
+  /// loops are output columns by output channels, like a matmul's).
+  bool isConvolution = false;
   unsigned elementBits = 32;
 };
 
@@ -75,6 +78,7 @@ LoopNest analyze(linalg::LinalgOp op) {
         dims->filterLoop.size() == 2 && dims->depth.empty()) {
       nest.forcedUnit = {dims->outputImage[0], dims->filterLoop[0]};
       nest.decompose = true;
+      nest.isConvolution = kind == WorkloadKind::Convolution;
     }
   }
   Type elementType = getElementTypeOrSelf(op.getDpsInits()[0].getType());
@@ -111,6 +115,19 @@ std::optional<unsigned> innerReduction(const LoopNest &nest) {
     if (!llvm::is_contained(nest.forcedUnit, loop) && nest.ranges[loop] > 1)
       return loop;
   return std::nullopt;
+}
+
+/// True when every operand whose indexing map reads `loop` has it as its
+/// innermost (contiguous) dimension.
+bool isInnermostEverywhere(linalg::LinalgOp op, unsigned loop) {
+  for (AffineMap map : op.getIndexingMapsArray()) {
+    if (!map.isFunctionOfDim(loop))
+      continue;
+    if (map.getNumResults() == 0 ||
+        map.getResults().back() != getAffineDimExpr(loop, op.getContext()))
+      return false;
+  }
+  return true;
 }
 
 unsigned vectorLanes(const LoopNest &nest, const TargetDescription &target) {
@@ -424,6 +441,24 @@ public:
     unsigned lanes = vectorLanes(nest, target);
     std::optional<unsigned> scalableLoop =
         getScalableLoop(cast<linalg::LinalgOp>(anchor), nest, target);
+    // Contractions and channels-last convolutions default to an outer
+    // product of 2 vectors by 8 rows (4 where the ISA has 16 vector
+    // registers): 16 accumulators keep both FMA pipes of a core busy
+    // through their latency, with room for the two B vectors and the A
+    // broadcast. The former default, 1 vector by 4 rows, kept 4 chains in
+    // flight: on this Zen 5 (2 cores, 516 GFLOP/s measured with
+    // `ke-baselines fma-peak 2`), sgemm 1024^3 ran at 120 GFLOP/s untuned
+    // against 458 with 8 x 32 and 128-deep K blocks, and the suite's conv2d
+    // NHWC at 71 against 491 (oneDNN: 461 and 490; `ke-opt bench
+    // --records` of benchmarks/gpu/knob_records.py, 2026-11-29).
+    // Only where every operand that the innermost register loop indexes
+    // holds it innermost (vector loads and stores): with B transposed
+    // (matmul_transposed_b) the outer product gathers B's columns, 0.83x
+    // of the former default there.
+    bool outerProduct =
+        (nest.isContraction || nest.isConvolution) && regLoops.size() == 2 &&
+        !scalableLoop &&
+        isInnermostEverywhere(cast<linalg::LinalgOp>(anchor), regLoops.back());
     for (auto [position, loop] : llvm::enumerate(regLoops)) {
       Knob knob{loopKnobName("reg", loop),
                 tileCandidates(nest.ranges[loop], 64), 0};
@@ -438,16 +473,38 @@ public:
       }
       bool innermost = position + 1 == regLoops.size();
       int64_t preferred = innermost ? lanes : (nest.isContraction ? 4 : 1);
+      if (outerProduct) {
+        // The largest of these that divides the loop: a partial register
+        // tile would be peeled into code that is not vectorized.
+        SmallVector<int64_t> tiles =
+            innermost ? SmallVector<int64_t>{2 * lanes, lanes}
+                      : (vectorRegisters(target) >= 32
+                             ? SmallVector<int64_t>{8, 4}
+                             : SmallVector<int64_t>{4});
+        auto divides = llvm::find_if(
+            tiles, [&](int64_t t) { return nest.ranges[loop] % t == 0; });
+        if (divides != tiles.end())
+          preferred = *divides;
+      }
       knob.defaultIndex = nearestChoice(knob.choices, preferred);
       space.knobs.push_back(knob);
     }
     if (kLoop) {
       Knob knob{loopKnobName("kvec", *kLoop),
                 tileCandidates(nest.ranges[*kLoop], 16), 0};
-      int64_t preferred = nest.isContraction ? 1 : lanes;
+      int64_t preferred = nest.isContraction || outerProduct ? 1 : lanes;
       // Reductions without parallel register loops vectorize along k.
       knob.defaultIndex = nearestChoice(knob.choices, preferred);
       space.knobs.push_back(knob);
+    }
+    // With that tile, K blocks of 128 keep a block's B panel (128 x 32
+    // f32, 16 KiB) in L1 across the rows: 458 against 373 GFLOP/s unblocked
+    // on the sgemm above (64: 419, 256: 339).
+    if (outerProduct && kLoop && nest.ranges[*kLoop] >= 256) {
+      int kblock = space.find(loopKnobName("kblock", *kLoop));
+      if (kblock >= 0)
+        space.knobs[kblock].defaultIndex =
+            nearestChoice(space.knobs[kblock].choices, 128);
     }
     for (unsigned loop : forallLoops(nest)) {
       int outer = space.find(loopKnobName("forall", loop));

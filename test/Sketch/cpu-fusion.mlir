@@ -22,16 +22,16 @@
 // CHECK: %{{.*}}, %[[F:.*]] = transform.structured.tile_using_forall %[[C]] tile_sizes [2, 0]
 // CHECK: %{{.*}}, %[[F2:.*]] = transform.structured.fuse_into_containing_op %[[MM]] into %[[F]]
 // CHECK: transform.structured.fuse_into_containing_op %[[P]] into %[[F2]]
-// CHECK: tile_using_for %{{.*}} tile_sizes [2, 16, 0]
+// CHECK: tile_using_for %{{.*}} tile_sizes [2, 32, 0]
 // CHECK: vector-sized tiles of a fused neighbour
 // CHECK: vector-sized tiles of a fused neighbour
 // CHECK: vectorize_children_and_apply_patterns
 
 // UNFUSED-LABEL: // -----// workload {{.*}} linalg.matmul
 // UNFUSED-NOT: fuse_into_containing_op
-// UNFUSED: tile_using_for %{{.*}} tile_sizes [2, 16, 0]
-// UNFUSED: tile_using_for %{{.*}} tile_sizes [1, 16]
-// UNFUSED: tile_using_for %{{.*}} tile_sizes [1, 16]
+// UNFUSED: tile_using_for %{{.*}} tile_sizes [2, 32, 0]
+// UNFUSED: tile_using_for %{{.*}} tile_sizes [1, 32]
+// UNFUSED: tile_using_for %{{.*}} tile_sizes [1, 32]
 func.func @matmul_relu(%a: tensor<96x64xf32>, %b: tensor<64x128xf32>) -> tensor<96x128xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<96x128xf32>

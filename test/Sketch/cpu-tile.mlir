@@ -5,10 +5,10 @@
 // RUN: ke-opt sketches %s --no-prepare-graph --target cpu:a64fx | FileCheck %s --check-prefix=NCHW
 
 // Matmul: 64x96x96 is big enough to run on every core by default, one outer
-// tile of rows per core (2 rows); register tiles of 2x16 (one 512-bit
-// vector of f32 wide; the 4 rows of other contractions capped at the outer
-// tile, which a larger register tile would leave scalar), the inner k tile
-// vectorized into outer products.
+// tile of rows per core (2 rows); register tiles of 2x32 (two 512-bit
+// vectors of f32 wide, which divide the 96 columns; the 8 rows of the
+// outer-product default capped at the outer tile, which a larger register
+// tile would leave scalar), the inner k tile vectorized into outer products.
 // CHECK-LABEL: // -----// workload {{.*}} linalg.matmul
 // CHECK-NEXT: // sketch cpu.tile
 // CHECK-NEXT: // knob threads: 1 2 4 8 16 32 [48]
@@ -16,14 +16,14 @@
 // CHECK-NEXT: // knob forall.d1: [0] 2 3 4 6 8 12 16 24 32 48
 // CHECK-NEXT: // knob kblock.d2: [0] 32 64
 // CHECK-NEXT: // knob reg.d0: 1 [2] 4 8 16 32 64
-// CHECK-NEXT: // knob reg.d1: 1 2 3 4 6 8 12 [16] 24 32 48 64
+// CHECK-NEXT: // knob reg.d1: 1 2 3 4 6 8 12 16 24 [32] 48 64
 // CHECK-NEXT: // knob kvec.d2: [1] 2 3 4 6 8 12 16
 // CHECK-NEXT: // knob pad: [0] 1
 // CHECK-NEXT: // knob unroll: [1] 2 4
 // CHECK: transform.named_sequence @__transform_main
 // CHECK: transform.structured.match ops{["linalg.matmul"]}
 // CHECK: transform.structured.tile_using_forall %{{.*}} tile_sizes [2, 0, 0]
-// CHECK: transform.structured.tile_using_for %{{.*}} tile_sizes [2, 16, 0]
+// CHECK: transform.structured.tile_using_for %{{.*}} tile_sizes [2, 32, 0]
 // CHECK: transform.structured.tile_using_for %{{.*}} tile_sizes [0, 0, 1]
 // CHECK-NOT: transform.loop.peel
 // CHECK: transform.structured.vectorize_children_and_apply_patterns
@@ -38,13 +38,14 @@ func.func @matmul(%a: tensor<64x96xf32>, %b: tensor<96x96xf32>, %c: tensor<64x96
 
 // Channels-last 2-D convolution: the first output row and window row are
 // tiled to 1 so the tile decomposes to a 1-D convolution the vectorizer
-// handles.
+// handles; its register tile is an outer product like a matmul's (8 output
+// columns by the 16 channels, input channels one at a time).
 // CHECK-LABEL: // -----// workload {{.*}} linalg.conv_2d_nhwc_hwcf
 // CHECK: // knob reg.d2:
 // CHECK-NEXT: // knob reg.d3:
 // CHECK-NEXT: // knob kvec.d6:
-// CHECK: tile_using_for %{{.*}} tile_sizes [1, 1, 1, 16, 0, 0, 0]
-// CHECK: tile_using_for %{{.*}} tile_sizes [0, 0, 0, 0, 1, 1, 8]
+// CHECK: tile_using_for %{{.*}} tile_sizes [1, 1, 8, 16, 0, 0, 0]
+// CHECK: tile_using_for %{{.*}} tile_sizes [0, 0, 0, 0, 1, 1, 1]
 // CHECK: transform.structured.decompose
 func.func @conv(%i: tensor<1x10x10x8xf32>, %f: tensor<3x3x8x16xf32>, %o: tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32> {
   %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}

@@ -2,16 +2,18 @@
 // with static shapes gets the default schedule of its sketch rule, applied
 // to its kernel group (the fills of its inits and its elementwise consumer)
 // in place; a remark at each anchor says so. Other ops keep the default
-// lowering, with a remark. cpu:x86-64-v3 fixes the vector width (8 x f32).
+// lowering, with a remark. cpu:x86-64-v3 fixes the vector width (8 x f32):
+// a contraction's default register tile is 4 rows (16 vector registers) by
+// two vectors.
 // RUN: ke-opt %s --split-input-file --ke-apply-tuned-schedules="target=cpu:x86-64-v3" --verify-diagnostics | FileCheck %s
 
 // The matmul's group: its accumulator's fill and the ReLU are scheduled with
 // it (one remark, at the matmul) and no linalg op is left.
 // CHECK-LABEL: func.func @matmul_relu
 // CHECK-NOT:     linalg.
-// CHECK:         vector.transfer_write {{.*}} vector<1x8xf32>
-// CHECK:         vector.fma {{.*}} : vector<8xf32>
-// CHECK:         arith.maximumf {{.*}} : vector<1x8xf32>
+// CHECK:         vector.transfer_write {{.*}} vector<1x16xf32>
+// CHECK:         vector.fma {{.*}} : vector<16xf32>
+// CHECK:         arith.maximumf {{.*}} : vector<1x16xf32>
 // CHECK-NOT:     linalg.
 // CHECK-NOT:     ke.anchor
 // CHECK:         return
@@ -19,7 +21,7 @@ func.func @matmul_relu(%a: tensor<32x24xf32>, %b: tensor<24x16xf32>) -> tensor<3
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<32x16xf32>
   %c = linalg.fill ins(%z : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
-  // expected-remark@+1 {{ke: no tuning database given; applied the default schedule cpu.tile {threads=1 forall.d0=0 forall.d1=0 reg.d0=4 reg.d1=8 kvec.d2=1 pad=0 unroll=1}}}
+  // expected-remark@+1 {{ke: no tuning database given; applied the default schedule cpu.tile {threads=1 forall.d0=0 forall.d1=0 reg.d0=4 reg.d1=16 kvec.d2=1 pad=0 unroll=1}}}
   %m = linalg.matmul ins(%a, %b : tensor<32x24xf32>, tensor<24x16xf32>) outs(%c : tensor<32x16xf32>) -> tensor<32x16xf32>
   %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
       ins(%m : tensor<32x16xf32>) outs(%e : tensor<32x16xf32>) {
