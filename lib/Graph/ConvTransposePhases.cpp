@@ -235,19 +235,13 @@ struct ConvTransposeToPhases : OpRewritePattern<SourceOp> {
     // read and write along the channels; read channels-first, a warp's
     // consecutive channels were a plane apart.
     Type sourceElement = sourceType.getElementType();
-    SmallVector<int64_t> toLast{0}, lastShape{batch};
-    for (int64_t d = 0; d < Spatial; ++d) {
+    SmallVector<int64_t> toLast{0};
+    for (int64_t d = 0; d < Spatial; ++d)
       toLast.push_back(2 + d);
-      lastShape.push_back(sourceType.getDimSize(2 + d));
-    }
     toLast.push_back(1);
-    lastShape.push_back(channels);
-    Value sourceLast =
-        linalg::TransposeOp::create(
-            rewriter, loc, source,
-            tensor::EmptyOp::create(rewriter, loc, lastShape, sourceElement),
-            toLast)
-            .getResult()[0];
+    Value sourceLast = ke::createTranspose(rewriter, loc, source, toLast);
+    ArrayRef<int64_t> lastShape =
+        cast<RankedTensorType>(sourceLast.getType()).getShape();
 
     // The shifted, zero-padded inputs: X[n, i..., c] = x[n, i + e..., c]
     // where that is inside x, else 0. Unshifted and within x, a phase reads
@@ -312,18 +306,11 @@ struct ConvTransposeToPhases : OpRewritePattern<SourceOp> {
               .getResult(0);
     }
     // Channels-first phases: N Q... F -> N F Q....
-    for (Phase &phase : phases) {
-      auto type = cast<RankedTensorType>(phase.result.getType());
-      SmallVector<int64_t> perm{0, Spatial + 1}, shape{batch, features};
-      for (int64_t d = 0; d < Spatial; ++d) {
-        perm.push_back(1 + d);
-        shape.push_back(type.getDimSize(1 + d));
-      }
-      Value out = tensor::EmptyOp::create(rewriter, loc, shape, element);
-      phase.result =
-          linalg::TransposeOp::create(rewriter, loc, phase.result, out, perm)
-              .getResult()[0];
-    }
+    SmallVector<int64_t> toFirst{0, Spatial + 1};
+    for (int64_t d = 0; d < Spatial; ++d)
+      toFirst.push_back(1 + d);
+    for (Phase &phase : phases)
+      phase.result = ke::createTranspose(rewriter, loc, phase.result, toFirst);
 
     Value output = gatherPhases<Phase>(rewriter, loc, resultType, phases, strides);
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << conv->getName() << " at "

@@ -60,32 +60,15 @@ struct ChannelsLastPerms {
   }
 };
 
-/// An empty tensor of `value`'s type with its dimensions permuted.
-Value permutedEmpty(PatternRewriter &rewriter, Location loc, Value value,
-                    ArrayRef<int64_t> perm) {
-  auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t p : perm)
-    shape.push_back(type.getDimSize(p));
-  return tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
-}
-
-Value transposeValue(PatternRewriter &rewriter, Location loc, Value value,
-                     ArrayRef<int64_t> perm) {
-  Value empty = permutedEmpty(rewriter, loc, value, perm);
-  return linalg::TransposeOp::create(rewriter, loc, value, empty, perm)
-      .getResult()[0];
-}
-
 /// The channels-last init: a fill of the same value when `init` is one (no
 /// copy of the output), else `init` transposed.
 Value channelsLastInit(PatternRewriter &rewriter, Location loc, Value init,
                        ArrayRef<int64_t> perm) {
   if (auto fill = init.getDefiningOp<linalg::FillOp>())
     return linalg::FillOp::create(rewriter, loc, fill.getInputs()[0],
-                                  permutedEmpty(rewriter, loc, init, perm))
+                                  ke::createPermutedEmpty(rewriter, loc, init, perm))
         .getResult(0);
-  return transposeValue(rewriter, loc, init, perm);
+  return ke::createTranspose(rewriter, loc, init, perm);
 }
 
 template <typename SourceOp, typename TargetOp, int64_t Spatial>
@@ -101,16 +84,16 @@ struct ConvToChannelsLast : OpRewritePattern<SourceOp> {
         return rewriter.notifyMatchFailure(op, "dynamic shape");
     ChannelsLastPerms perms(Spatial);
     Location loc = op.getLoc();
-    Value input = transposeValue(rewriter, loc, op.getInputs()[0], perms.input);
+    Value input = ke::createTranspose(rewriter, loc, op.getInputs()[0], perms.input);
     Value filter =
-        transposeValue(rewriter, loc, op.getInputs()[1], perms.filter);
+        ke::createTranspose(rewriter, loc, op.getInputs()[1], perms.filter);
     Value init =
         channelsLastInit(rewriter, loc, op.getOutputs()[0], perms.input);
     auto conv = TargetOp::create(rewriter, loc, TypeRange{init.getType()},
                                  ValueRange{input, filter}, ValueRange{init},
                                  op.getStrides(), op.getDilations());
     Value result =
-        transposeValue(rewriter, loc, conv.getResult(0), perms.result);
+        ke::createTranspose(rewriter, loc, conv.getResult(0), perms.result);
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << op->getName() << " at "
                             << loc << " -> " << conv->getName() << "\n");
     rewriter.replaceOp(op, result);

@@ -165,3 +165,19 @@ Value ke::createInsertGather(OpBuilder &rewriter, Location loc,
       });
   return generic.getResult(0);
 }
+
+Value ke::createPermutedEmpty(OpBuilder &builder, Location loc, Value value,
+                              ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  return tensor::EmptyOp::create(builder, loc, shape, type.getElementType());
+}
+
+Value ke::createTranspose(OpBuilder &builder, Location loc, Value value,
+                          ArrayRef<int64_t> perm) {
+  Value empty = createPermutedEmpty(builder, loc, value, perm);
+  return linalg::TransposeOp::create(builder, loc, value, empty, perm)
+      .getResult()[0];
+}

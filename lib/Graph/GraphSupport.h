@@ -49,6 +49,16 @@ mlir::Value createElementwiseConversion(
                                    mlir::Value)>
         convert);
 
+/// An empty tensor of `value`'s type (a ranked tensor) with its dimensions
+/// permuted: dimension i of the result is dimension perm[i] of `value`.
+mlir::Value createPermutedEmpty(mlir::OpBuilder &builder, mlir::Location loc,
+                                mlir::Value value,
+                                llvm::ArrayRef<int64_t> perm);
+
+/// `value` transposed by `perm` (a linalg.transpose into a fresh empty).
+mlir::Value createTranspose(mlir::OpBuilder &builder, mlir::Location loc,
+                            mlir::Value value, llvm::ArrayRef<int64_t> perm);
+
 /// The elementwise generic over `destType` that yields
 /// `source[(i - offset) / stride]` where position `i` is inserted in every
 /// dimension (`0 <= i - offset < size * stride`, a multiple of the stride)
