@@ -50,9 +50,13 @@ SmallVector<ReassociationIndices> getReductionGroup(linalg::LinalgOp op) {
       return {};
   // Plain dimensions only: a window's `d2 * 2 + d5` (pooling written as a
   // generic) reads no contiguous run, though upstream's check passes it.
+  // Nor a constant 0: a mean over kept unit dimensions writes its result
+  // through (d0, d1, 0, 0), which upstream's collapse turned into the
+  // invalid (d0, d1, d0, d0) (KernelBench level2/44, two global average
+  // pools in a row).
   SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
   if (!llvm::all_of(maps, [](AffineMap map) {
-        return map.isProjectedPermutation(/*allowZeroInResults=*/true);
+        return map.isProjectedPermutation(/*allowZeroInResults=*/false);
       }))
     return {};
   ReassociationIndices group(reductions.begin(), reductions.end());

@@ -65,3 +65,20 @@ func.func @pooling_window(%x: tensor<1x2x9x3xf32>, %w: tensor<3x3xf32>, %init: t
   } -> tensor<1x2x4xf32>
   return %r : tensor<1x2x4xf32>
 }
+
+// A mean over kept unit dimensions (torch.mean(x, [2, 3], keepdim=True) of
+// a 1 x 1 plane): its result map has constant zeros, which the collapse
+// cannot rewrite (it made (d0, d1, d0, d0)). Left alone.
+// CHECK-LABEL: func.func @kept_unit_dims
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+#uin = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#uout = affine_map<(n, c, h, w) -> (n, c, 0, 0)>
+func.func @kept_unit_dims(%x: tensor<2x3x1x1xf32>, %init: tensor<2x3x1x1xf32>) -> tensor<2x3x1x1xf32> {
+  %r = linalg.generic {indexing_maps = [#uin, #uout], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<2x3x1x1xf32>) outs(%init : tensor<2x3x1x1xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x1x1xf32>
+  return %r : tensor<2x3x1x1xf32>
+}
