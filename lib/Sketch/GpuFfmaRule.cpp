@@ -66,6 +66,24 @@ bool allowsTensorCores(const TargetDescription &target) {
   return target.allowTF32 && getCudaComputeCapability(target.chip) >= 80;
 }
 
+/// Whether `gemm` is a 16-bit convolution (bf16 or f16 operands, an f32
+/// result): ke-gpu-ffma-matmuls extends its operands into f32 scratch
+/// buffers first. Every operand value is then exact in TF32 (8 exponent and
+/// 10 mantissa bits hold bf16's 8 + 7 and f16's 5 + 10), so mma.sync tiles
+/// (sm_80 and later) change no product, whatever the target's f32 numerics.
+bool isNarrowConv(const TensorCoreGemm &gemm) {
+  const MmaContraction &c = gemm.c;
+  return !gemm.convLoops.empty() && c.a == c.b && (c.a.isBF16() || c.a.isF16());
+}
+
+/// Whether `anchor` is such a convolution on a target with TF32 mma.sync.
+bool hasExactTF32Operands(Operation *anchor, const TargetDescription &target) {
+  std::optional<TensorCoreGemm> gemm =
+      analyzeTensorCoreGemm(anchor, /*allowConv3d=*/true);
+  return gemm && isNarrowConv(*gemm) &&
+         getCudaComputeCapability(target.chip) >= 80;
+}
+
 /// The default block tile: the largest of these that gives every SM a
 /// block (few, large tiles leave SMs idle), else the smallest.
 std::pair<int64_t, int64_t> defaultBlock(const MmaContraction &c,
@@ -107,7 +125,12 @@ public:
       return false;
     const MmaContraction &c = gemm->c;
     // The tiles run along the grid's x (2^31 - 1), batches along z.
-    return c.a.isF32() && c.b.isF32() && c.c.isF32() && c.batch <= 65535 &&
+    // 16-bit convolutions too: the native tensor-core kernels take 16-bit
+    // matmuls and, on sm_90a, some convolutions (gpu.wgmma comes first);
+    // the rest ran on gpu.tile's generic loops, slower than in f32
+    // (KernelBench level 2 in bf16, H200, 2026-11-29: docs/gpu.md).
+    bool operands = (c.a.isF32() && c.b.isF32()) || isNarrowConv(*gemm);
+    return operands && c.c.isF32() && c.batch <= 65535 &&
            llvm::divideCeil(c.m, kWarpM) * llvm::divideCeil(c.n, kWarpM) <=
                std::numeric_limits<int32_t>::max();
   }
@@ -160,7 +183,11 @@ public:
     // of benchmarks/gpu/knob_records.py) they ran eight convolutions
     // 1.09-1.66x faster than the FMA tiles of the same knobs, within the
     // f32 tolerance (relative errors 3-4e-7).
-    if (allowsTensorCores(target))
+    // So are they for 16-bit convolutions, whose operands TF32 holds
+    // exactly (KernelBench level 2 in bf16, H200, 2026-11-29: 0.12-0.85x
+    // of eager on gpu.tile, 0.44-2.9x on these tiles with the operands
+    // extended by a graph rewrite; docs/kernelbench.md).
+    if (allowsTensorCores(target) || hasExactTF32Operands(anchor, target))
       space.knobs.push_back(makeKnob("mma", {0, 1}, 1));
     return space;
   }
@@ -189,7 +216,7 @@ public:
     // 3xTF32 keeps each accumulator twice (a stage's sum and the total,
     // see ke-gpu-vector-to-mma) and both halves of each fragment.
     int64_t registers = kThreadM * t.threadN + kOtherRegisters;
-    if (t.mma && target.tf32x3)
+    if (t.mma && target.tf32x3 && !hasExactTF32Operands(anchor, target))
       registers += kThreadM * t.threadN + 8 + 4 * t.threadN;
     return checkBlockLimits(target, {t.threads(), 1, 1}, registers, reason);
   }

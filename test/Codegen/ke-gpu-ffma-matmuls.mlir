@@ -144,7 +144,7 @@ func.func @stages(%c: memref<64x64xf32>, %a: memref<64x64xf32>, %b: memref<64x64
 func.func @f16(%c: memref<64x64xf32>, %a: memref<64x64xf16>, %b: memref<64x64xf16>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
-  // expected-error @+1 {{ke.ffma: f32 operands only}}
+  // expected-error @+1 {{ke.ffma: f32 operands, or a 16-bit convolution's}}
   linalg.matmul {ke.ffma = {block_m = 32 : i64, block_n = 64 : i64, k_tile = 8 : i64, stages = 2 : i64}}
     ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf32>)
   return

@@ -103,8 +103,10 @@ func.func @f32_nk(%a: tensor<256x128xf32>, %w: tensor<256x128xf32>) -> tensor<25
 // CHECK-NOT: // knob tma
 // CHECK: transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} attributes {ke.anchor}
 // CHECK: transform.annotate %{{.*}} "ke.wgmma" =
+// (sm_90: no wgmma; gpu.ffma takes the 16-bit convolution, extended to
+// f32, gpu-ffma-exact-tf32.mlir.)
 // SM90-LABEL: // -----// workload {{.*}} linalg.conv_2d_nhwc_hwcf
-// SM90-NEXT: // sketch gpu.tile
+// SM90-NEXT: // sketch gpu.ffma
 func.func @conv(%i: tensor<2x18x18x64xbf16>, %f: tensor<3x3x64x128xbf16>) -> tensor<2x16x16x128xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<2x16x16x128xf32>
@@ -114,9 +116,10 @@ func.func @conv(%i: tensor<2x18x18x64xbf16>, %f: tensor<3x3x64x128xbf16>) -> ten
   return %r : tensor<2x16x16x128xf32>
 }
 
-// 32 channels: a K tile would span two filter taps, so no gpu.wgmma.
+// 32 channels: a K tile would span two filter taps, so no gpu.wgmma
+// (gpu.ffma takes it).
 // CHECK-LABEL: // -----// workload {{.*}} linalg.conv_2d_nhwc_hwcf
-// CHECK-NEXT: // sketch gpu.tile
+// CHECK-NEXT: // sketch gpu.ffma
 func.func @conv_narrow(%i: tensor<2x18x18x32xbf16>, %f: tensor<3x3x32x128xbf16>) -> tensor<2x16x16x128xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<2x16x16x128xf32>

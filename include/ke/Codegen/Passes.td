@@ -493,7 +493,9 @@ def GpuFfmaMatmulsPass : Pass<"ke-gpu-ffma-matmuls", "::mlir::ModuleOp"> {
     are gone. With `mma = 1` each warp tile is 2 x thread_n m16n8k8 f32
     nvgpu.mma.sync instead (shared rows padded by 8, k_tile a multiple of
     8), which ke-gpu-vector-to-mma makes TF32 or 3xTF32 as the target
-    allows. A marked op this cannot build is a located error. CUDA only;
+    allows; with `exact_tf32 = 1` as well (operands that TF32 holds
+    exactly, `ke.exact_in_tf32`) they are TF32 mma.sync from the start, on
+    any target. A marked op this cannot build is a located error. CUDA only;
     the first step of the CUDA lowering.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
