@@ -459,6 +459,25 @@ public:
         (nest.isContraction || nest.isConvolution) && regLoops.size() == 2 &&
         !scalableLoop &&
         isInnermostEverywhere(cast<linalg::LinalgOp>(anchor), regLoops.back());
+    // nn.Linear's layout (B stored N x K) holds only K innermost in both
+    // operands: tiles of up to 8 x 8 results, each summed over vectors of 4
+    // along K, every tile dividing its loop (a partial register tile is
+    // peeled into scalar code). The outer-product default gathers B's
+    // columns there, and its partial tiles went scalar: on this Zen 5
+    // (2026-11-29, `ke-opt bench --records`), BERT's QKV projection
+    // 3072 x 2304 x 768 108.6 -> 67.1 ms, the realistic set's small
+    // nn.Linear shapes 40 x 72 x 48 51 -> 3.3 us, 25 x 48 x 24 10.6 -> 0.8,
+    // 4 x 503 x 32 24 -> 10.4, the suite's 64 x 48 x 32 3.8 -> 2.4.
+    bool dotProduct =
+        nest.isContraction && !outerProduct && regLoops.size() == 2 &&
+        !scalableLoop && kLoop &&
+        isInnermostEverywhere(cast<linalg::LinalgOp>(anchor), *kLoop);
+    auto largestDivisor = [](int64_t range, int64_t most) {
+      for (int64_t d = most; d > 1; --d)
+        if (range % d == 0)
+          return d;
+      return int64_t(1);
+    };
     for (auto [position, loop] : llvm::enumerate(regLoops)) {
       Knob knob{loopKnobName("reg", loop),
                 tileCandidates(nest.ranges[loop], 64), 0};
@@ -486,6 +505,8 @@ public:
         if (divides != tiles.end())
           preferred = *divides;
       }
+      if (dotProduct)
+        preferred = largestDivisor(nest.ranges[loop], 8);
       knob.defaultIndex = nearestChoice(knob.choices, preferred);
       space.knobs.push_back(knob);
     }
@@ -493,6 +514,8 @@ public:
       Knob knob{loopKnobName("kvec", *kLoop),
                 tileCandidates(nest.ranges[*kLoop], 16), 0};
       int64_t preferred = nest.isContraction || outerProduct ? 1 : lanes;
+      if (dotProduct)
+        preferred = largestDivisor(nest.ranges[*kLoop], 4);
       // Reductions without parallel register loops vectorize along k.
       knob.defaultIndex = nearestChoice(knob.choices, preferred);
       space.knobs.push_back(knob);
