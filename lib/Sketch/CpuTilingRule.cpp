@@ -472,12 +472,6 @@ public:
         nest.isContraction && !outerProduct && regLoops.size() == 2 &&
         !scalableLoop && kLoop &&
         isInnermostEverywhere(cast<linalg::LinalgOp>(anchor), *kLoop);
-    auto largestDivisor = [](int64_t range, int64_t most) {
-      for (int64_t d = most; d > 1; --d)
-        if (range % d == 0)
-          return d;
-      return int64_t(1);
-    };
     for (auto [position, loop] : llvm::enumerate(regLoops)) {
       Knob knob{loopKnobName("reg", loop),
                 tileCandidates(nest.ranges[loop], 64), 0};
@@ -505,19 +499,21 @@ public:
         if (divides != tiles.end())
           preferred = *divides;
       }
-      if (dotProduct)
-        preferred = largestDivisor(nest.ranges[loop], 8);
-      knob.defaultIndex = nearestChoice(knob.choices, preferred);
+      knob.defaultIndex =
+          dotProduct
+              ? largestDivisorChoice(knob.choices, nest.ranges[loop], 8)
+              : nearestChoice(knob.choices, preferred);
       space.knobs.push_back(knob);
     }
     if (kLoop) {
       Knob knob{loopKnobName("kvec", *kLoop),
                 tileCandidates(nest.ranges[*kLoop], 16), 0};
       int64_t preferred = nest.isContraction || outerProduct ? 1 : lanes;
-      if (dotProduct)
-        preferred = largestDivisor(nest.ranges[*kLoop], 4);
       // Reductions without parallel register loops vectorize along k.
-      knob.defaultIndex = nearestChoice(knob.choices, preferred);
+      knob.defaultIndex =
+          dotProduct
+              ? largestDivisorChoice(knob.choices, nest.ranges[*kLoop], 4)
+              : nearestChoice(knob.choices, preferred);
       space.knobs.push_back(knob);
     }
     // With that tile, K blocks of 128 keep a block's B panel (128 x 32

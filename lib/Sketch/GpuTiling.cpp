@@ -73,17 +73,6 @@ SmallVector<int64_t> blockCandidates(int64_t range, int64_t maxTile) {
   return choices;
 }
 
-/// The largest choice that divides `extent` and is at most `value` (the
-/// first choice when none is).
-unsigned largestDivisorChoice(ArrayRef<int64_t> choices, int64_t extent,
-                              int64_t value) {
-  unsigned best = 0;
-  for (auto [index, choice] : llvm::enumerate(choices))
-    if (choice <= value && extent % choice == 0)
-      best = index;
-  return best;
-}
-
 /// True when some loop of the op other than the mapped ones has more than one
 /// iteration and is a reduction: each thread then accumulates its tile in an
 /// scf.for, which needs a static tile.

@@ -26,6 +26,15 @@ unsigned ke::nearestChoice(ArrayRef<int64_t> choices, int64_t value) {
   return it == choices.end() ? choices.size() - 1 : it - choices.begin();
 }
 
+unsigned ke::largestDivisorChoice(ArrayRef<int64_t> choices, int64_t extent,
+                                  int64_t value) {
+  unsigned best = 0;
+  for (auto [index, choice] : llvm::enumerate(choices))
+    if (choice <= value && extent % choice == 0)
+      best = index;
+  return best;
+}
+
 bool ke::isStaticTensorOp(linalg::LinalgOp op) {
   return op.hasPureTensorSemantics() && op->getNumResults() >= 1 &&
          llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic);

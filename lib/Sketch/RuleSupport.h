@@ -28,6 +28,11 @@ std::string typeName(mlir::Type type);
 /// Index of the first choice >= value (the last when none is).
 unsigned nearestChoice(llvm::ArrayRef<int64_t> choices, int64_t value);
 
+/// Index of the largest choice (choices ascending) that divides `extent`
+/// and is at most `value` (the first choice when none is).
+unsigned largestDivisorChoice(llvm::ArrayRef<int64_t> choices, int64_t extent,
+                              int64_t value);
+
 /// True for a linalg op on static tensors with at least one result: the
 /// ops the tiling rules (cpu.tile, gpu.tile, gpu.elementwise) can take.
 bool isStaticTensorOp(mlir::linalg::LinalgOp op);
