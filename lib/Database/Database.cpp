@@ -617,14 +617,21 @@ TuningDatabase::getTransferSamples(llvm::StringRef target,
 llvm::Expected<std::optional<TuningRecord>>
 TuningDatabase::getBest(llvm::StringRef workloadKey, llvm::StringRef target,
                         llvm::StringRef pipelineHash) {
-  // Fastest first, oldest first among equal times; the first row that reads
-  // back is the answer.
+  // The newest final record and what was measured after it, fastest first,
+  // oldest first among equal times; the first row that reads back is the
+  // answer. A final record is a decision made by re-timing the fastest
+  // trials side by side: the trials before it, whose lower medians may be
+  // luck, do not overrule it.
   Statement query = impl->statement();
   if (llvm::Error error = query.prepare(
           (kSelectRecords +
            "WHERE r.workload = ?1 AND t.name = ?2 AND r.error = 'none' AND "
-           "r.role IN ('trial', 'untuned') AND r.median > 0 AND "
-           "(?3 = '' OR r.pipeline_hash = ?3) ORDER BY r.median, r.id")
+           "r.role IN ('trial', 'untuned', 'final') AND r.median > 0 AND "
+           "(?3 = '' OR r.pipeline_hash = ?3) AND r.id >= "
+           "(SELECT COALESCE(MAX(f.id), 0) FROM records f JOIN targets ft ON "
+           "ft.id = f.target_id WHERE f.workload = ?1 AND ft.name = ?2 AND "
+           "f.role = 'final' AND f.error = 'none' AND f.median > 0 AND "
+           "(?3 = '' OR f.pipeline_hash = ?3)) ORDER BY r.median, r.id")
               .str()))
     return std::move(error);
   query.bind(1, workloadKey);
@@ -663,7 +670,13 @@ llvm::Expected<std::vector<TuningDatabase::Summary>> TuningDatabase::list() {
   if (llvm::Error error = query.prepare(
           "SELECT r.workload, COALESCE(w.op, ''), t.name, count(*), "
           "sum(r.error = 'none'), min(CASE WHEN r.error = 'none' AND "
-          "r.role IN ('trial', 'untuned') AND r.median > 0 THEN r.median END) "
+          "r.role IN ('trial', 'untuned', 'final') AND r.median > 0 AND "
+          // As getBest (any pipeline hash): the newest final record and
+          // the trials after it.
+          "r.id >= (SELECT COALESCE(MAX(f.id), 0) FROM records f JOIN "
+          "targets ft ON ft.id = f.target_id WHERE f.workload = r.workload "
+          "AND ft.name = t.name AND f.role = 'final' AND f.error = 'none' "
+          "AND f.median > 0) THEN r.median END) "
           "FROM records r JOIN targets t ON t.id = r.target_id "
           "LEFT JOIN workloads w ON w.key = r.workload "
           "GROUP BY r.workload, t.name ORDER BY r.workload, t.name"))

@@ -57,10 +57,11 @@ llvm::Error detail::validateRecord(const TuningRecord &record) {
     return fail("empty workload key");
   if (record.target.empty())
     return fail("empty target");
-  if (record.role != "reference" && record.role != "untuned" &&
-      record.role != "trial")
+  if (!llvm::is_contained({"reference", "untuned", "trial", "recheck",
+                           "final"},
+                          record.role))
     return fail("unknown role '" + record.role +
-                "' (expected reference, untuned or trial)");
+                "' (expected reference, untuned, trial, recheck or final)");
   if (record.error.empty())
     return fail("empty error class (\"none\" for a valid record)");
   if (!record.knobs.empty()) {

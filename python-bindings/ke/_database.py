@@ -50,7 +50,13 @@ class Database:
         rows = self._db.execute(
             "SELECT w.key, w.op, COUNT(r.id) AS records, "
             "SUM(r.error = 'none') AS valid, "
-            "MIN(CASE WHEN r.error = 'none' AND r.role != 'reference' "
+            # As ke's getBest: the newest final record (the search's
+            # finalists re-timed side by side) and the trials after it.
+            "MIN(CASE WHEN r.error = 'none' AND r.median > 0 AND "
+            "r.role IN ('trial', 'untuned', 'final') AND r.id >= "
+            "(SELECT COALESCE(MAX(f.id), 0) FROM records f WHERE "
+            "f.workload = r.workload AND f.target_id = r.target_id AND "
+            "f.role = 'final' AND f.error = 'none' AND f.median > 0) "
             "THEN r.median END) AS best_seconds "
             "FROM workloads w LEFT JOIN records r ON r.workload = w.key "
             "GROUP BY w.key ORDER BY w.key")
@@ -76,14 +82,20 @@ class Database:
         return [self._record(row) for row in self._db.execute(query, params)]
 
     def best(self, target=None):
-        """The fastest valid trial or untuned record of each workload and
-        target (any pipeline hash), as records(), ordered by workload."""
+        """The record ke compiles for each workload and target (any
+        pipeline hash), as records(), ordered by workload: the fastest of
+        the newest final record (the search's finalists re-timed side by
+        side) and the trial and untuned records after it."""
         best = {}
         for record in self.records(target=target, valid_only=True):
-            if record["role"] == "reference" or record["median"] is None:
+            if (record["role"] not in ("trial", "untuned", "final") or
+                    not record["median"]):
                 continue
             key = (record["workload"], record["target"])
-            if key not in best or record["median"] < best[key]["median"]:
+            # Records come oldest first: a final record overrules the ones
+            # before it.
+            if (key not in best or record["role"] == "final" or
+                    record["median"] < best[key]["median"]):
                 best[key] = record
         return [best[key] for key in sorted(best)]
 

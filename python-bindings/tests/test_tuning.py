@@ -40,6 +40,50 @@ def test_database_queries(tuned):
         assert len(db.records()) >= len(best)
 
 
+def test_database_best_follows_the_final_record(tuned, tmp_path):
+    """As ke's own getBest: the newest final record overrules the trials
+    before it, later trials compete with it, rechecks never count."""
+    import shutil
+    import sqlite3
+    _, _, work, _, _ = tuned
+    path = tmp_path / "copy.db"
+    shutil.copy(work / "ke.db", path)
+    db = sqlite3.connect(path)
+    key, target_id = db.execute(
+        "SELECT workload, target_id FROM records WHERE role = 'trial' AND "
+        "error = 'none' ORDER BY median LIMIT 1").fetchone()
+
+    def add(role, median):
+        row = db.execute(
+            "SELECT * FROM records WHERE workload = ? AND role = 'trial' "
+            "LIMIT 1", (key,)).fetchone()
+        columns = [c[1] for c in db.execute("PRAGMA table_info(records)")]
+        values = dict(zip(columns, row), id=None, role=role, median=median,
+                      sketch=role + str(median))
+        db.execute("INSERT INTO records (%s) VALUES (%s)" % (
+            ", ".join(columns), ", ".join("?" * len(columns))),
+            [values[c] for c in columns])
+        db.commit()
+
+    def best():
+        with ke.Database(path) as kdb:
+            rows = [r for r in kdb.best() if r["workload"] == key]
+            listed = [w for w in kdb.workloads() if w["key"] == key]
+        assert len(rows) == 1 and listed[0]["best_seconds"] == rows[0]["median"]
+        return rows[0]["sketch"]
+
+    add("recheck", 1e-12)  # a re-timing is never the best
+    add("final", 10.0)
+    assert best() == "final10.0"
+    add("trial", 20.0)
+    assert best() == "final10.0"
+    add("trial", 5.0)
+    assert best() == "trial5.0"
+    add("final", 8.0)
+    assert best() == "final8.0"
+    db.close()
+
+
 def test_compile_with_the_database(tuned):
     model, inputs, work, _, _ = tuned
     compiled = ke.compile(model, inputs, db=work / "ke.db")

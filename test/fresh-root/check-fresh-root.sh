@@ -169,6 +169,9 @@ for command in "bash scripts/run-example.sh" "bash scripts/test.sh"; do
   in_root "$command" > "$logs/$name.log" 2>&1 &
   if ! wait $!; then
     tail -n 60 "$logs/$name.log" >&2
+    # A full disk or the OOM killer fail a build without a compiler message
+    # (a CI run once stopped mid-line, unexplained): say what was left.
+    say "disk and memory at the failure: $(df -h --output=avail "$cache" | tail -n 1 | tr -d ' ') free under $cache; $(free -m | awk '/^Mem:/ {print $7}') MiB of memory available"
     die "\`$command\` failed on a fresh Debian $release root after $(( $(stamp) - t0 )) s"
   fi
   summary+="${summary:+; }$command: $(( $(stamp) - t0 )) s"

@@ -177,9 +177,9 @@ TEST_F(ApplyTunedSchedulesTest, RandomTunedRecordsComputeTheReference) {
   };
   std::vector<Workload> workloads;
   parse(kModel).walk([&](mlir::Operation *op) {
-    if (!isa<mlir::linalg::MatmulOp, mlir::linalg::SoftmaxOp>(op) &&
-        !(isa<mlir::linalg::GenericOp>(op) &&
-          cast<mlir::linalg::GenericOp>(op).getNumReductionLoops() > 0))
+    if (!mlir::isa<mlir::linalg::MatmulOp, mlir::linalg::SoftmaxOp>(op) &&
+        !(mlir::isa<mlir::linalg::GenericOp>(op) &&
+          mlir::cast<mlir::linalg::GenericOp>(op).getNumReductionLoops() > 0))
       return;
     mlir::FailureOr<KernelModule> kernel = buildKernelModule(op);
     ASSERT_TRUE(mlir::succeeded(kernel));

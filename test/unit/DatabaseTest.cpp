@@ -261,6 +261,48 @@ TEST_F(DatabaseTest, GetBestOrderAndFilters) {
   EXPECT_EQ((*summaries)[2].workloadKey, "k2");
 }
 
+TEST_F(DatabaseTest, GetBestPrefersTheNewestFinalRecord) {
+  auto database = open("t.db");
+  ASSERT_TRUE(database);
+  auto add = [&](llvm::StringRef role, double median, llvm::StringRef sketch) {
+    TuningRecord record = makeRecord("k1", role, median);
+    record.sketch = sketch.str();
+    ASSERT_FALSE(bool(database->addRecords({record})));
+  };
+  auto best = [&]() -> std::string {
+    auto result = database->getBest("k1", "cpu", "h1");
+    EXPECT_TRUE(bool(result)) << llvm::toString(result.takeError());
+    auto summaries = database->list();
+    EXPECT_TRUE(bool(summaries) && summaries->size() == 1);
+    if (!result || !*result || !summaries || summaries->size() != 1)
+      return "none";
+    // list() agrees with getBest.
+    EXPECT_EQ((*summaries)[0].bestSeconds, (*result)->medianSeconds);
+    return (*result)->sketch + "@" + (*result)->role;
+  };
+  add("untuned", 1.10, "default");
+  add("trial", 1.00, "lucky");
+  add("trial", 1.20, "slow");
+  EXPECT_EQ(best(), "lucky@trial");
+  // The finalists re-timed side by side: the default won. Its re-timings
+  // ("recheck") never count, the final record overrules the trials before.
+  add("recheck", 1.06, "lucky");
+  add("recheck", 1.02, "default");
+  add("recheck", 0.90, "flaky"); // a re-timing is not a record to compile
+  add("final", 1.02, "default");
+  EXPECT_EQ(best(), "default@final");
+  // A later run's trials compete with the final record by their medians.
+  add("trial", 1.30, "later-slow");
+  EXPECT_EQ(best(), "default@final");
+  add("trial", 0.95, "later-fast");
+  EXPECT_EQ(best(), "later-fast@trial");
+  // And its own final check decides again.
+  add("final", 1.01, "later-fast");
+  EXPECT_EQ(best(), "later-fast@final");
+  add("final", 1.05, "default");
+  EXPECT_EQ(best(), "default@final");
+}
+
 TEST_F(DatabaseTest, UnreadableRowsAreMisses) {
   auto database = open("t.db");
   ASSERT_TRUE(database);

@@ -10,6 +10,7 @@
 
 #include "ke/Search/Droplet.h"
 #include "ke/Search/ExploreThenDroplet.h"
+#include "ke/Search/FinalCheck.h"
 #include "ke/Search/Proposer.h"
 #include "ke/Search/Explorer.h"
 #include "ke/Search/Statistics.h"
@@ -17,6 +18,8 @@
 #include "ke/Workload/Kernel.h"
 
 #include "llvm/ADT/StringSet.h"
+
+#include <map>
 
 using namespace ke;
 using ke::testing::IRTest;
@@ -434,4 +437,165 @@ TEST_F(SearchTest, BatchesMeasureEachNewScheduleOnceInOrder) {
   EXPECT_EQ(bests[0], synthetic(a).measurement.median);
   EXPECT_EQ(task->find(b)->phase, SearchPhase::Droplet);
   EXPECT_EQ(task->measureBatch({a, b}, SearchPhase::Droplet), 0u);
+}
+
+namespace {
+
+/// A recorded time and the time a re-timing gives, per schedule id.
+struct FinalCheckCase {
+  std::unique_ptr<SearchTask> task;
+  std::vector<Schedule> schedules; ///< distinct; [0] is the untuned default
+  std::map<std::string, double> retimed;
+  std::map<std::string, unsigned> failInRound;
+  std::vector<std::string> order; ///< what was re-timed, in order
+  unsigned round = 0;
+
+  CandidateRecord record(const Schedule &s, double seconds) const {
+    CandidateRecord r;
+    r.schedule = s;
+    r.measurement.seconds = {seconds};
+    r.measurement.median = seconds;
+    return r;
+  }
+  /// The re-timing function: every batch is one round.
+  BatchMeasureFn measure() {
+    return [this](llvm::ArrayRef<Schedule> batch,
+                  llvm::function_ref<std::optional<double>()> best,
+                  llvm::function_ref<void(unsigned, CandidateRecord)> onRecord) {
+      EXPECT_FALSE(best()); // no early stop in a final check
+      for (auto [index, s] : llvm::enumerate(batch)) {
+        std::string id = getScheduleId(s);
+        order.push_back(id);
+        CandidateRecord r = record(s, retimed.at(id) * (1 + 0.01 * round));
+        auto fail = failInRound.find(id);
+        if (fail != failInRound.end() && fail->second == round)
+          r.error = ErrorClass::WrongResult;
+        onRecord(index, std::move(r));
+      }
+      ++round;
+    };
+  }
+};
+
+class FinalCheckTest : public SearchTest {
+protected:
+  /// The untuned default and three other schedules, recorded at
+  /// `recorded` seconds and re-timed at `retimed`.
+  FinalCheckCase makeCase(std::vector<double> recorded,
+                          std::vector<double> retimed) {
+    FinalCheckCase c;
+    c.task = makeTask(5, nullptr);
+    c.schedules.push_back(sketches.front());
+    llvm::StringSet<> ids;
+    ids.insert(getScheduleId(sketches.front()));
+    while (c.schedules.size() < recorded.size())
+      if (std::optional<Schedule> s = c.task->sampleRandom())
+        if (ids.insert(getScheduleId(*s)).second)
+          c.schedules.push_back(*s);
+    for (auto [index, s] : llvm::enumerate(c.schedules)) {
+      c.task->addRecord(s, c.record(s, recorded[index]),
+                        index ? SearchPhase::Explore : SearchPhase::Untuned);
+      c.retimed[getScheduleId(s)] = retimed[index];
+    }
+    return c;
+  }
+  std::string id(const FinalCheckCase &c, unsigned i) {
+    return getScheduleId(c.schedules[i]);
+  }
+  static void ignore(const Finalist &, const CandidateRecord &) {}
+};
+
+} // namespace
+
+TEST_F(FinalCheckTest, TheUntunedDefaultWinsOverALuckyBest) {
+  // Schedule 1 was recorded fastest by luck; the default (0), recorded 6%
+  // slower, is the fastest when they are timed side by side. Schedule 3,
+  // recorded 50% slower, is not a finalist.
+  FinalCheckCase c = makeCase({1.06, 1.00, 1.02, 1.50}, {0.98, 1.05, 1.00, 0.5});
+  unsigned records = 0;
+  std::optional<FinalCheck> check = runFinalCheck(
+      *c.task, c.schedules[0], c.measure(), FinalCheckOptions(),
+      [&](const Finalist &, const CandidateRecord &) { ++records; });
+  ASSERT_TRUE(check);
+  ASSERT_EQ(check->finalists.size(), 3u);
+  EXPECT_EQ(getScheduleId(check->finalists[0].schedule), id(c, 1));
+  EXPECT_EQ(getScheduleId(check->finalists[1].schedule), id(c, 2));
+  EXPECT_TRUE(check->finalists[2].untuned);
+  // Three alternating rounds, the same order in each.
+  std::vector<std::string> round = {id(c, 1), id(c, 2), id(c, 0)};
+  std::vector<std::string> expected;
+  for (int i = 0; i < 3; ++i)
+    llvm::append_range(expected, round);
+  EXPECT_EQ(c.order, expected);
+  EXPECT_EQ(records, 9u);
+  ASSERT_TRUE(check->winner);
+  EXPECT_EQ(*check->winner, 2u);
+  EXPECT_TRUE(check->changedBest());
+  ASSERT_TRUE(check->getUntuned());
+  // The median round stands for a finalist: a real measurement.
+  EXPECT_DOUBLE_EQ(check->finalists[2].getMedianRound().measurement.median,
+                   0.98 * 1.01);
+}
+
+TEST_F(FinalCheckTest, AFinalistThatFailsOnceIsOut) {
+  // The best re-times fastest but gives a wrong result in round 1: it is
+  // not timed again and cannot win.
+  FinalCheckCase c = makeCase({1.10, 1.00, 1.02}, {1.20, 0.90, 1.00});
+  c.failInRound[id(c, 1)] = 1;
+  std::optional<FinalCheck> check =
+      runFinalCheck(*c.task, c.schedules[0], c.measure(), FinalCheckOptions(),
+                    ignore);
+  ASSERT_TRUE(check);
+  EXPECT_EQ(llvm::count(c.order, id(c, 1)), 2);
+  EXPECT_EQ(llvm::count(c.order, id(c, 2)), 3);
+  EXPECT_FALSE(check->finalists[0].isQualified(3));
+  ASSERT_TRUE(check->winner);
+  EXPECT_EQ(getScheduleId(check->finalists[*check->winner].schedule), id(c, 2));
+  llvm::json::Value json = check->toJSON();
+  EXPECT_EQ(*json.getAsObject()->getBoolean("changed_best"), true);
+}
+
+TEST_F(FinalCheckTest, TheUntunedDefaultIsAlwaysAFinalist) {
+  // Recorded twice as slow as the best, it is re-timed all the same (one
+  // unlucky recording is no proof), and wins; the third, 20% slower, is not
+  // a finalist.
+  FinalCheckCase c = makeCase({2.0, 1.0, 1.2}, {0.9, 1.0, 1.2});
+  std::optional<FinalCheck> check = runFinalCheck(
+      *c.task, c.schedules[0], c.measure(), FinalCheckOptions(), ignore);
+  ASSERT_TRUE(check);
+  ASSERT_EQ(check->finalists.size(), 2u);
+  EXPECT_TRUE(check->finalists[1].untuned);
+  EXPECT_EQ(check->winner, 1u);
+}
+
+TEST_F(FinalCheckTest, NothingToCompareNothingReTimed) {
+  // The best is the untuned default, and nothing else is within 10% of it.
+  FinalCheckCase c = makeCase({1.0, 1.2, 2.0}, {1.0, 1.2, 2.0});
+  EXPECT_FALSE(runFinalCheck(*c.task, c.schedules[0], c.measure(),
+                             FinalCheckOptions(), ignore));
+  // Turned off.
+  FinalCheckCase d = makeCase({1.0, 1.0, 1.0}, {1.0, 1.0, 1.0});
+  FinalCheckOptions off;
+  off.finalists = 0;
+  EXPECT_FALSE(runFinalCheck(*d.task, d.schedules[0], d.measure(), off, ignore));
+  EXPECT_TRUE(c.order.empty());
+  EXPECT_TRUE(d.order.empty());
+}
+
+TEST_F(FinalCheckTest, TheSearchsBestStandsWhenItIsFastest) {
+  FinalCheckCase c = makeCase({1.05, 1.00, 1.03, 1.04},
+                              {1.05, 0.99, 1.03, 1.04});
+  FinalCheckOptions one;
+  one.finalists = 1; // the best and the default
+  one.rounds = 2;
+  std::optional<FinalCheck> check =
+      runFinalCheck(*c.task, c.schedules[0], c.measure(), one, ignore);
+  ASSERT_TRUE(check);
+  EXPECT_EQ(check->finalists.size(), 2u);
+  EXPECT_EQ(c.order.size(), 4u);
+  EXPECT_EQ(check->winner, 0u);
+  EXPECT_FALSE(check->changedBest());
+  // Two rounds: the lower middle one stands for each.
+  EXPECT_DOUBLE_EQ(check->finalists[0].getMedianRound().measurement.median,
+                   0.99);
 }

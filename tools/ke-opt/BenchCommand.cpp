@@ -43,7 +43,9 @@ static cl::opt<double>
                     cl::desc("Timed runs add up to at least this many seconds"),
                     cl::init(0.2), cl::sub(getBenchCommand()));
 
-/// The fastest valid schedule per workload key in a records file.
+/// The schedule compile would apply per workload key in a records file (the
+/// database's rule, TuningDatabase::getBest): the fastest valid one among
+/// the newest "final" record and the trial and untuned records after it.
 static std::map<std::string, llvm::json::Value>
 readBestSchedules(llvm::StringRef path, bool &ok) {
   std::map<std::string, llvm::json::Value> best;
@@ -67,11 +69,15 @@ readBestSchedules(llvm::StringRef path, bool &ok) {
     std::optional<double> seconds =
         o ? o->getNumber("median_seconds") : std::nullopt;
     const llvm::json::Value *schedule = o ? o->get("schedule") : nullptr;
+    std::optional<llvm::StringRef> role = o ? o->getString("role") : std::nullopt;
     if (!key || !seconds || !schedule || !schedule->getAsObject() ||
-        o->getString("error") != "none")
+        o->getString("error") != "none" ||
+        (role && !llvm::is_contained({"trial", "untuned", "final"}, *role)))
       continue;
+    // A final record overrules the records before it.
+    bool final = role == "final";
     auto it = bestSeconds.find(key->str());
-    if (it == bestSeconds.end() || *seconds < it->second) {
+    if (it == bestSeconds.end() || final || *seconds < it->second) {
       bestSeconds[key->str()] = *seconds;
       best.insert_or_assign(key->str(), *schedule);
     }

@@ -43,6 +43,24 @@ static cl::opt<bool> stopWhenConverged(
              "with budget left (by default the rest of the budget goes to new "
              "rounds of exploration, each followed by droplet search)"),
     cl::init(false), cl::sub(getTuneCommand()));
+static cl::opt<unsigned> finalists(
+    "final-check",
+    cl::desc("After the search, re-time this many of its fastest candidates "
+             "(those within --final-margin of the best) and the untuned "
+             "default side by "
+             "side, and keep the winner (default 3; 0: keep the fastest "
+             "measured, no re-timing; docs/tuning.md, Final check)"),
+    cl::init(3), cl::sub(getTuneCommand()));
+static cl::opt<unsigned> finalRounds(
+    "final-rounds",
+    cl::desc("Alternating rounds of the final check (default 3): each "
+             "finalist's time is its median round"),
+    cl::init(3), cl::sub(getTuneCommand()));
+static cl::opt<double> finalMargin(
+    "final-margin",
+    cl::desc("Finalists of the final check are recorded within this factor "
+             "of the best (default 1.1)"),
+    cl::init(1.1), cl::sub(getTuneCommand()));
 static cl::opt<std::string> proposerCommand(
     "proposer-cmd",
     cl::desc("Ask this shell command for schedules in every exploration "
@@ -146,6 +164,9 @@ static TuneOptions getTuneOptions(bool gpu, int device,
   options.explore = std::min(explore.getValue(), trials.getValue());
   options.strategy = strategy;
   options.stopWhenConverged = stopWhenConverged;
+  options.finalCheck.finalists = finalists;
+  options.finalCheck.rounds = finalRounds;
+  options.finalCheck.margin = std::max(1.0, finalMargin.getValue());
   options.proposer.command = proposerCommand;
   options.proposer.url = proposerUrl;
   options.proposer.model = proposerModel;

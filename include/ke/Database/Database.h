@@ -37,7 +37,9 @@ struct TuningRecord {
   std::string keVersion, llvmVersion;
   /// Hash of the lowering pipeline: records of another pipeline are stale.
   std::string pipelineHash;
-  /// "reference", "untuned", "trial".
+  /// "reference", "untuned", "trial"; after a search, "recheck" for each
+  /// re-timing of its finalists and "final" for the winner's
+  /// (ke/Search/FinalCheck.h).
   std::string role = "trial";
   /// Sketch rule name and knob values (a JSON object text, name -> value);
   /// empty for the reference.
@@ -104,9 +106,12 @@ public:
   /// order). Rows that cannot be read back are skipped.
   llvm::Expected<std::vector<TuningRecord>>
   getRecords(llvm::StringRef workloadKey, llvm::StringRef target);
-  /// The valid trial/untuned record with the lowest median for
-  /// `workloadKey` on `target` with pipeline hash `pipelineHash` (empty:
-  /// any hash); the oldest among equal medians; std::nullopt when none.
+  /// The schedule to compile for `workloadKey` on `target` with pipeline
+  /// hash `pipelineHash` (empty: any hash): the valid record with the lowest
+  /// median among the newest "final" record (a tuning run's finalists
+  /// re-timed side by side, ke/Search/FinalCheck.h) and the trial and
+  /// untuned records newer than it (all of them when there is no final
+  /// record); the oldest among equal medians; std::nullopt when none.
   llvm::Expected<std::optional<TuningRecord>>
   getBest(llvm::StringRef workloadKey, llvm::StringRef target,
           llvm::StringRef pipelineHash);

@@ -16,6 +16,7 @@
 #include "ke/Search/ConcurrentRounds.h"
 #include "ke/Search/Droplet.h"
 #include "ke/Search/Explorer.h"
+#include "ke/Search/FinalCheck.h"
 #include "ke/Search/Proposer.h"
 #include "ke/Search/TaskScheduler.h"
 #include "ke/Workload/Workload.h"
@@ -66,6 +67,10 @@ struct TuneOptions {
   /// budget left. By default the rest of the budget goes to new rounds of
   /// exploration, each followed by droplet search from what it found.
   bool stopWhenConverged = false;
+  /// After the search, its fastest candidates and the untuned default are
+  /// re-timed side by side and the winner is stored as the workload's
+  /// "final" record (ke/Search/FinalCheck.h); finalists = 0 turns it off.
+  FinalCheckOptions finalCheck;
   /// Proposals from outside the search (off unless a command or URL is
   /// set): an extra mutation operator in every exploration round.
   ProposerOptions proposer;
@@ -96,7 +101,12 @@ struct TuningResult {
   /// The key of the workload whose kernel holds this one (a fill of its
   /// init, its fused elementwise consumer): tuned as part of that kernel.
   std::string fusedInto;
+  /// `best` is the final check's winner (its median round) when the check
+  /// ran, else the search's fastest record.
   std::optional<CandidateRecord> reference, untuned, best;
+  /// The search's finalists re-timed side by side, when there were two or
+  /// more to compare.
+  std::optional<FinalCheck> finalCheck;
   /// Measured in this run (trials), of them valid; by phase.
   unsigned trials = 0, valid = 0, explored = 0, droplet = 0, proposed = 0;
   /// What the proposer did for this workload, when one was set.
