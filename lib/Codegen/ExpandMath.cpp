@@ -50,6 +50,14 @@ struct ExpandMultiDimAbsI final : OpRewritePattern<math::AbsIOp> {
   }
 };
 
+/// The math ops rewritten into upstream's polynomial approximations on the
+/// CPU (erf and erfc aside, which have patterns of their own).
+bool isApproximated(StringRef name) {
+  return llvm::is_contained({"math.exp", "math.expm1", "math.tanh",
+                             "math.log", "math.log1p", "math.log2"},
+                            name);
+}
+
 struct ExpandMathPass : ke::impl::ExpandMathPassBase<ExpandMathPass> {
   using ExpandMathPassBase::ExpandMathPassBase;
 
@@ -64,19 +72,27 @@ struct ExpandMathPass : ke::impl::ExpandMathPassBase<ExpandMathPass> {
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     if (approximateErf) {
-      // math.exp as upstream's polynomial, on scalars and fixed-length
+      // The transcendental functions of activations, norms and losses as
+      // upstream's polynomials (within a few ulp of libm's): LLVM has no
+      // vector form of them without a vector math library, so a vectorized
+      // row of exponentials, or a tanh GELU's epilogue, became one libm call
+      // per element (examples/mlp.mlir's first matmul + tanh GELU ran at a
+      // fifth of the second matmul's GFLOP/s). Scalars and fixed-length
       // vectors only: on scalable ones (cpu:aarch64) the rewrite left
       // log_softmax's kernel without scalable code.
-      SmallVector<Operation *> exps;
-      getOperation()->walk([&](math::ExpOp op) {
-        auto vector = dyn_cast<VectorType>(op.getType());
+      SmallVector<Operation *> ops;
+      getOperation()->walk([&](Operation *op) {
+        if (!isApproximated(op->getName().getStringRef()) ||
+            op->getNumResults() != 1)
+          return;
+        auto vector = dyn_cast<VectorType>(op->getResult(0).getType());
         if (!vector || !vector.isScalable())
-          exps.push_back(op);
+          ops.push_back(op);
       });
-      RewritePatternSet exp(&getContext());
-      populateMathPolynomialApproximationPatterns(
-          exp, [](StringRef name) { return name == "math.exp"; });
-      if (failed(applyOpPatternsGreedily(exps, std::move(exp))))
+      RewritePatternSet approximations(&getContext());
+      populateMathPolynomialApproximationPatterns(approximations,
+                                                  isApproximated);
+      if (failed(applyOpPatternsGreedily(ops, std::move(approximations))))
         return signalPassFailure();
     }
     if (!expandBf16Casts)

@@ -26,12 +26,37 @@ func.func @erf(%x: vector<4xf32>) -> vector<4xf32> {
   return %r : vector<4xf32>
 }
 
-// Other math ops are convert-math-to-llvm's.
-// CHECK-LABEL: func.func @tanh
-// CHECK: math.tanh
-func.func @tanh(%x: vector<4xf32>) -> vector<4xf32> {
-  %r = math.tanh %x : vector<4xf32>
+// The transcendental functions of activations, norms and losses: upstream's
+// polynomials on the CPU (LLVM would call libm once per element), kept for
+// the GPU's libdevice.
+// CHECK-LABEL: func.func @activations
+// CHECK-NOT: math.tanh
+// CHECK-NOT: math.log
+// CHECK-NOT: math.exp
+// CHECK: return
+// GPU-LABEL: func.func @activations
+// GPU: math.tanh
+// GPU: math.log
+// GPU: math.log1p
+// GPU: math.log2
+// GPU: math.expm1
+func.func @activations(%x: vector<4xf32>) -> vector<4xf32> {
+  %t = math.tanh %x : vector<4xf32>
+  %l = math.log %t : vector<4xf32>
+  %p = math.log1p %l : vector<4xf32>
+  %q = math.log2 %p : vector<4xf32>
+  %r = math.expm1 %q : vector<4xf32>
   return %r : vector<4xf32>
+}
+
+// Other math ops (sin, f64 functions) are convert-math-to-llvm's.
+// CHECK-LABEL: func.func @others
+// CHECK: math.sin
+// CHECK: math.tanh {{.*}} : vector<4xf64>
+func.func @others(%x: vector<4xf32>, %y: vector<4xf64>) -> (vector<4xf32>, vector<4xf64>) {
+  %s = math.sin %x : vector<4xf32>
+  %t = math.tanh %y : vector<4xf64>
+  return %s, %t : vector<4xf32>, vector<4xf64>
 }
 
 // math.absi on an n-D vector (convert-math-to-llvm lowers only scalars and

@@ -22,11 +22,13 @@ def ExpandMathPass : Pass<"ke-expand-math"> {
     arithmetic that lowers anywhere: `math.fpowi` with a constant exponent
     into multiplications (math-expand-ops' fpowi expansion), and, unless
     `approximate-erf=false`, `math.erf` and `math.erfc` on f32 into
-    upstream's polynomial approximations, and so is `math.exp` on f32
-    (math-polynomial-approximation's: a vectorized row of exponentials
-    otherwise becomes one libm `expf` call per element on the CPU)
-    (those of math-polynomial-approximation, within a few ulp of libm's
-    erff). `math.absi` on vectors of two or more dimensions, which
+    upstream's polynomial approximations (those of
+    math-polynomial-approximation, within a few ulp of libm's erff), and
+    so are `math.exp`, `math.expm1`, `math.tanh`, `math.log`, `math.log1p`
+    and `math.log2` on f32 scalars and fixed-length vectors: LLVM has no
+    vector form of them without a vector math library, so a vectorized row
+    of exponentials or a tanh GELU's epilogue otherwise becomes one libm
+    call per element on the CPU. `math.absi` on vectors of two or more dimensions, which
     convert-math-to-llvm does not lower (it fails in translation), becomes
     `max(x, 0 - x)`, exact for every value. Other math ops are left to
     convert-math-to-llvm. The GPU
