@@ -407,8 +407,9 @@ unsigned runRound(WorkloadTuning &w, const TuneOptions &options,
 /// Re-times `w`'s finalists side by side (ke/Search/FinalCheck.h): every
 /// re-timing is recorded with role "recheck", the winner's median round
 /// with role "final", which the database prefers to the trials before it.
-/// `separateBatches`: one candidate per batch, so that an MPI run's
-/// evaluator times them all on rank 0's device.
+/// `separateBatches`: one candidate per batch, so that the evaluator of
+/// concurrent rounds (GPU targets, MPI runs), which splits a batch across
+/// devices, times them all on rank 0's device.
 void runWorkloadFinalCheck(WorkloadTuning &w, const TuneOptions &options,
                            unsigned numWorkloads, bool separateBatches,
                            RecordSink &sink, ProgressLine &progress) {
