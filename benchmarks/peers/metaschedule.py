@@ -80,7 +80,7 @@ def ke_best_seconds(path, db):
 class MetaScheduleRun:
     """MetaSchedule's tuning of one problem and its compiled best."""
 
-    def __init__(self, name, trials, workdir, cores, reuse=False):
+    def __init__(self, name, trials, workdir, cores, mcpu, reuse=False):
         import tvm
         from tvm import te
         from tvm.s_tir import meta_schedule as ms
@@ -88,7 +88,7 @@ class MetaScheduleRun:
         self.tvm, self.np = tvm, np
         tensors = te_problem(name)
         mod = tvm.IRModule({"main": te.create_prim_func(tensors)})
-        target = tvm.target.Target({"kind": "llvm", "mcpu": "znver4", "num-cores": cores})
+        target = tvm.target.Target({"kind": "llvm", "mcpu": mcpu, "num-cores": cores})
         work_dir = os.path.join(workdir, name)
         records = os.path.join(work_dir, "database_tuning_record.json")
         if reuse and os.path.exists(records):
@@ -129,6 +129,10 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cores", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--only", help="comma-separated problem names")
+    parser.add_argument("--mcpu", help="MetaSchedule's LLVM CPU (default: this "
+                        "host's, as `ke-opt target cpu` names it, so both sides "
+                        "compile for the same chip; the runs up to 2026-11-29 "
+                        "used znver4 on a Zen 5)")
     parser.add_argument("--workdir", default=os.path.join(BUILD, "peers"))
     parser.add_argument("--out", help="write the results as JSON here too")
     parser.add_argument("--reuse-metaschedule", action="store_true",
@@ -136,6 +140,8 @@ def main():
                         "--workdir instead of tuning again (tuning time: n/a)")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
+    if not args.mcpu:
+        args.mcpu = ke("target", "cpu")["chip"]
     names = ["matmul_square", "conv2d_nhwc", "softmax", "layernorm"]
     if args.only:
         names = [n for n in names if n in args.only.split(",")]
@@ -156,7 +162,7 @@ def main():
         print(f"[peers] {name}: MetaSchedule, {args.trials} trials", file=sys.stderr,
               flush=True)
         peer = MetaScheduleRun(name, args.trials, args.workdir, args.cores,
-                               reuse=args.reuse_metaschedule)
+                               args.mcpu, reuse=args.reuse_metaschedule)
         rounds = {"ke": [], "metaschedule": []}
         for _ in range(args.rounds):
             rounds["ke"].append(ke_best_seconds(path, db))
