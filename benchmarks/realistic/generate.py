@@ -79,6 +79,16 @@ def problems(size):
               *shape((1, 8, 9, 8, 3, 2), (32, 128, 57, 128, 3, 2)))
     conv_nchw("vit_patch_embed", "ViT-B/16 patch embedding, 16x16 stride 16, batch 32",
               *shape((1, 3, 32, 16, 16, 16), (32, 3, 224, 768, 16, 16)))
+    def conv_ncw(name, origin, n, c, w, f, k, stride):
+        out = (w - k) // stride + 1
+        inp, flt, res = (n, c, w), (f, c, k), (n, f, out)
+        add(name, origin, [f"lambda: F.conv1d(t[0], t[1], stride={stride})"],
+            suite.conv(name, "conv_1d_ncw_fcw", inp, flt, res, stride, 1, 1))
+
+    conv_ncw("whisper_conv1", "Whisper-base encoder conv1, 80 mel bins -> 512, 3000 frames, batch 8 (padded)",
+             *shape((1, 80, 23, 16, 3, 1), (8, 80, 3002, 512, 3, 1)))
+    conv_ncw("whisper_conv2", "Whisper-base encoder conv2, 512 -> 512 stride 2, batch 8 (padded)",
+             *shape((1, 16, 23, 16, 3, 2), (8, 512, 3001, 512, 3, 2)))
     add("resnet_maxpool", "ResNet-50 stem max pooling 3x3 stride 2, batch 32 (padded)",
         ["lambda: F.max_pool2d(t[0], 3, 2)"],
         suite.pool("resnet_maxpool", "max", *shape(((1, 8, 9, 9), 3, (1, 8, 4, 4), 2),

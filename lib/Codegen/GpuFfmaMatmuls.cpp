@@ -2,7 +2,7 @@
 //
 // ke-gpu-ffma-matmuls (ke/Codegen/Passes.td), the first step of the CUDA
 // lowering. The gpu.ffma sketch (lib/Sketch/GpuFfmaRule.cpp) bufferizes an
-// f32 matmul, batch matmul or channels-last 2-D or 3-D convolution (or a
+// f32 matmul, batch matmul or channels-last 1-D, 2-D or 3-D convolution (or a
 // 16-bit convolution, whose operands a kernel each first extends into f32
 // scratch buffers: extendToScratch) and marks it with its knobs (`ke.ffma =
 // {block_m, block_n, k_tile, stages, group_m, thread_n}`); here it becomes

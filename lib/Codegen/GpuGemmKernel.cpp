@@ -83,7 +83,7 @@ LogicalResult checkOperands(MarkedGemm &mm, StringRef mark) {
   return success();
 }
 
-/// A marked channels-last 2-D or 3-D convolution as an implicit GEMM.
+/// A marked channels-last 1-D, 2-D or 3-D convolution as an implicit GEMM.
 template <typename ConvOp>
 LogicalResult analyzeConv(MarkedGemm &mm, ConvOp conv, StringRef mark) {
   mm.a = conv.getInputs()[0];
@@ -91,7 +91,7 @@ LogicalResult analyzeConv(MarkedGemm &mm, ConvOp conv, StringRef mark) {
   mm.c = conv.getOutputs()[0];
   if (failed(checkOperands(mm, mark)))
     return failure();
-  // Filter ([kd,] kh, kw, c, f), output (n, [od,] oh, ow, f).
+  // Filter ([kd,] [kh,] kw, c, f), output (n, [od,] [oh,] ow, f).
   ArrayRef<int64_t> filter = cast<MemRefType>(mm.b.getType()).getShape();
   ArrayRef<int64_t> output = cast<MemRefType>(mm.c.getType()).getShape();
   auto strides = llvm::to_vector(conv.getStrides().template getValues<int64_t>());
@@ -106,14 +106,19 @@ LogicalResult analyzeConv(MarkedGemm &mm, ConvOp conv, StringRef mark) {
     g.strideD = strides[0];
     g.dilationD = dilations[0];
   }
-  g.outH = output[s - 1];
+  // A 1-D convolution is a 2-D one of height 1.
+  if (s >= 2) {
+    g.outH = output[s - 1];
+    g.filterH = filter[s - 2];
+    g.strideH = strides[s - 2];
+    g.dilationH = dilations[s - 2];
+  } else {
+    g.outH = g.filterH = 1;
+  }
   g.outW = output[s];
-  g.filterH = filter[s - 2];
   g.filterW = filter[s - 1];
   g.channels = filter[s];
-  g.strideH = strides[s - 2];
   g.strideW = strides[s - 1];
-  g.dilationH = dilations[s - 2];
   g.dilationW = dilations[s - 1];
   mm.conv = g;
   mm.m = output[0] * g.outD * g.outH * g.outW;
@@ -169,14 +174,18 @@ FailureOr<MarkedGemm> ke::analyzeMarkedGemm(linalg::LinalgOp op,
                                             bool allowPermutedEpilogue) {
   MarkedGemm mm;
   mm.op = op;
-  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
-           linalg::Conv3DNdhwcDhwcfOp>(op) ||
+  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv1DNwcWcfOp,
+           linalg::Conv2DNhwcHwcfOp, linalg::Conv3DNdhwcDhwcfOp>(op) ||
       !op.hasPureBufferSemantics())
     return op->emitError() << mark
                            << " takes a bufferized linalg.matmul, "
-                              "linalg.batch_matmul, linalg.conv_2d_nhwc_hwcf "
-                              "or linalg.conv_3d_ndhwc_dhwcf";
-  if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op.getOperation())) {
+                              "linalg.batch_matmul, linalg.conv_1d_nwc_wcf, "
+                              "linalg.conv_2d_nhwc_hwcf or "
+                              "linalg.conv_3d_ndhwc_dhwcf";
+  if (auto conv1d = dyn_cast<linalg::Conv1DNwcWcfOp>(op.getOperation())) {
+    if (failed(analyzeConv(mm, conv1d, mark)))
+      return failure();
+  } else if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op.getOperation())) {
     if (failed(analyzeConv(mm, conv, mark)))
       return failure();
   } else if (auto conv3d =
@@ -242,6 +251,8 @@ SmallVector<Value> GemmKernelBuilder::convInputIndices(Value row, Value k) {
         b.create<arith::MulIOp>(out, index(stride)),
         b.create<arith::MulIOp>(tapIndex, index(dilation)));
   };
+  if (g.spatial == 1)
+    return {pixel[0], at(pixel[1], g.strideW, kw, g.dilationW), channel};
   if (g.spatial == 2)
     return {pixel[0], at(pixel[1], g.strideH, kh, g.dilationH),
             at(pixel[2], g.strideW, kw, g.dilationW), channel};
@@ -261,6 +272,8 @@ SmallVector<Value> GemmKernelBuilder::anchorIndices(Value row, Value column) {
     Value oh = b.create<arith::RemUIOp>(
         b.create<arith::DivUIOp>(row, index(g.outW)), index(g.outH));
     Value ow = b.create<arith::RemUIOp>(row, index(g.outW));
+    if (g.spatial == 1)
+      return {image, ow, column};
     if (g.spatial == 2)
       return {image, oh, ow, column};
     Value od = b.create<arith::RemUIOp>(

@@ -24,12 +24,12 @@
 
 namespace ke {
 
-/// A channels-last 2-D or 3-D convolution as an implicit GEMM: M the
-/// output pixels (n, [od,] oh, ow), N the filters, K ([kd,] kh, kw, c) with
+/// A channels-last 1-D, 2-D or 3-D convolution as an implicit GEMM: M the
+/// output pixels (n, [od,] [oh,] ow), N the filters, K ([kd,] [kh,] kw, c) with
 /// c innermost, so that a K chunk of channels is contiguous in one input
-/// pixel. A 2-D one has depth 1 everywhere.
+/// pixel. A 2-D one has depth 1 everywhere, a 1-D one height 1 too.
 struct ConvGeometry {
-  /// Spatial dimensions: 2 or 3.
+  /// Spatial dimensions: 1, 2 or 3.
   unsigned spatial = 2;
   int64_t outD = 1, outH = 0, outW = 0;
   int64_t filterD = 1, filterH = 0, filterW = 0, channels = 0;
@@ -40,9 +40,9 @@ struct ConvGeometry {
 /// A marked matmul, batch matmul or convolution read as a GEMM.
 struct MarkedGemm {
   mlir::linalg::LinalgOp op;
-  /// Set for linalg.conv_2d_nhwc_hwcf and conv_3d_ndhwc_dhwcf (A the
-  /// input, B the filter as a ([kd] kh kw c) x f matrix, C the output as a
-  /// (n [od] oh ow) x f one).
+  /// Set for linalg.conv_1d_nwc_wcf, conv_2d_nhwc_hwcf and
+  /// conv_3d_ndhwc_dhwcf (A the input, B the filter as a ([kd] [kh] kw c) x
+  /// f matrix, C the output as a (n [od] [oh] ow) x f one).
   std::optional<ConvGeometry> conv;
   /// A stored K x M, B stored N x K (K innermost).
   bool batched = false, transposedA = false, transposedB = false;
@@ -75,8 +75,8 @@ struct MarkedGemm {
 
 /// Reads `op`, marked with attribute `mark` (also the diagnostics' prefix),
 /// as a GEMM: a bufferized linalg.matmul, linalg.batch_matmul (A stored
-/// M x K or K x M, B K x N or N x K), linalg.conv_2d_nhwc_hwcf or
-/// linalg.conv_3d_ndhwc_dhwcf with
+/// M x K or K x M, B K x N or N x K), linalg.conv_1d_nwc_wcf,
+/// linalg.conv_2d_nhwc_hwcf or linalg.conv_3d_ndhwc_dhwcf with
 /// static, contiguous operands of one f16, bf16 or f32 element type and an
 /// f32 result; the linalg.fill of its accumulator right before it; the
 /// consumer marked `epilogueMark`, if any, which reads the result through

@@ -91,20 +91,25 @@ std::optional<MmaContraction> ke::analyzeContraction(Operation *anchor,
 }
 
 std::optional<TensorCoreGemm> ke::analyzeTensorCoreGemm(Operation *anchor,
-                                                        bool allowConv3d) {
+                                                        bool anySpatialRank) {
   if (std::optional<MmaContraction> c =
           analyzeContraction(anchor, /*allowTransposedA=*/true))
     return TensorCoreGemm{*c, {}};
-  bool conv2d = isa<linalg::Conv2DNhwcHwcfOp>(anchor);
-  if (!conv2d && !(allowConv3d && isa<linalg::Conv3DNdhwcDhwcfOp>(anchor)))
+  unsigned spatial;
+  if (isa<linalg::Conv2DNhwcHwcfOp>(anchor))
+    spatial = 2;
+  else if (anySpatialRank && isa<linalg::Conv1DNwcWcfOp>(anchor))
+    spatial = 1;
+  else if (anySpatialRank && isa<linalg::Conv3DNdhwcDhwcfOp>(anchor))
+    spatial = 3;
+  else
     return std::nullopt;
   auto op = cast<linalg::LinalgOp>(anchor);
   SmallVector<int64_t> loops = op.getStaticLoopRanges();
   if (!op.hasPureTensorSemantics() ||
       llvm::any_of(loops, ShapedType::isDynamic))
     return std::nullopt;
-  // Loops (n, [od,] oh, ow, f, [kd,] kh, kw, c).
-  unsigned spatial = conv2d ? 2 : 3;
+  // Loops (n, [od,] [oh,] ow, f, [kd,] [kh,] kw, c).
   TensorCoreGemm g;
   g.convLoops = loops;
   g.c.m = g.c.k = 1;
@@ -157,39 +162,57 @@ LoopNestDescription ke::describeMmaNest(const MmaContraction &c,
 
 LoopNestDescription ke::describeConvGemmNest(ArrayRef<int64_t> loops,
                                              const MmaNestTiles &t) {
+  // Described as a 2-D convolution (n, oh, ow, f, kh, kw, c); a 3-D one
+  // adds od and kd (tiled by 1), a 1-D one drops oh and kh (extent 1).
+  bool conv1d = loops.size() == 5, conv3d = loops.size() == 9;
+  SmallVector<int64_t> ranges(loops);
+  if (conv1d) {
+    ranges.insert(ranges.begin() + 3, 1);
+    ranges.insert(ranges.begin() + 1, 1);
+  }
   // Output pixels as (oh, ow) rows: `rows` pixels cover min(rows, ow) of a
   // row and as many rows as that leaves.
-  unsigned oh0 = loops.size() == 9 ? 2 : 1;
+  unsigned oh0 = conv3d ? 2 : 1;
   auto pixels = [&](int64_t rows) {
-    int64_t ow = std::min(rows, loops[oh0 + 1]);
-    int64_t oh = std::min(loops[oh0], std::max<int64_t>(1, rows / ow));
+    int64_t ow = std::min(rows, ranges[oh0 + 1]);
+    int64_t oh = std::min(ranges[oh0], std::max<int64_t>(1, rows / ow));
     return std::make_pair(oh, ow);
   };
   auto [blockOh, blockOw] = pixels(t.blockM);
   auto [warpOh, warpOw] = pixels(t.warpM);
   LoopNestDescription d;
   d.ranges = SmallVector<int64_t>(loops);
-  d.reduction = {false, false, false, false, true, true, true};
+  SmallVector<bool> reduction = {false, false, false, false, true, true, true};
   SmallVector<int64_t> block = {1, blockOh, blockOw, t.blockN, 0, 0, 0};
   SmallVector<int64_t> stage = {0, 0, 0, 0, 1, 1, t.kStage};
   SmallVector<int64_t> warp = {1, warpOh, warpOw, t.warpN, 0, 0, 0};
   SmallVector<int64_t> inner = {1, 1, std::min(t.instrM, warpOw),
                                 t.instrN, 1, 1, t.instrK};
   // A 3-D convolution's od and kd (after n and after f) by 1.
-  if (loops.size() == 9) {
-    d.reduction.insert(d.reduction.begin() + 4, true);
-    d.reduction.insert(d.reduction.begin() + 1, false);
+  if (conv3d) {
+    reduction.insert(reduction.begin() + 4, true);
+    reduction.insert(reduction.begin() + 1, false);
     for (SmallVector<int64_t> *level : {&block, &stage, &warp, &inner}) {
       level->insert(level->begin() + 4, level == &stage ? 1 : 0);
       level->insert(level->begin() + 1, level == &stage ? 0 : 1);
     }
   }
+  // A 1-D convolution has no oh (index 1) and no kh (index 4).
+  if (conv1d) {
+    reduction.erase(reduction.begin() + 4);
+    reduction.erase(reduction.begin() + 1);
+    for (SmallVector<int64_t> *level : {&block, &stage, &warp, &inner}) {
+      level->erase(level->begin() + 4);
+      level->erase(level->begin() + 1);
+    }
+  }
+  d.reduction = reduction;
   d.addLevel(TileLevelRole::Threads, block, true);
   d.addLevel(TileLevelRole::Cache, stage, false);
   d.addLevel(TileLevelRole::Register, warp, true);
   d.addLevel(TileLevelRole::Inner, inner, false);
   d.threads = t.threads;
-  d.vectorLoop = loops.size() == 9 ? 4 : 3;
+  d.vectorLoop = conv3d ? 4 : conv1d ? 2 : 3;
   d.vectorWidth = t.vectorWidth;
   return d;
 }

@@ -81,18 +81,18 @@ analyzeContraction(mlir::Operation *anchor, bool allowTransposedA = false);
 
 /// The anchor as a GEMM for the sketches that build their kernels in a pass
 /// (gpu.wgmma, gpu.mfma): a matmul or batch matmul (analyzeContraction, A
-/// stored M x K or K x M), or a static channels-last 2-D convolution (3-D
-/// too with `allowConv3d`: gpu.ffma) as an implicit GEMM (M the output
-/// pixels, N the filters, K the filter taps' channels; the filter is B
-/// stored K x N).
+/// stored M x K or K x M), or a static channels-last 2-D convolution (1-D
+/// and 3-D too with `anySpatialRank`: gpu.ffma) as an implicit GEMM (M the
+/// output pixels, N the filters, K the filter taps' channels; the filter is
+/// B stored K x N).
 struct TensorCoreGemm {
   MmaContraction c;
-  /// The convolution's loop ranges (n, [od,] oh, ow, f, [kd,] kh, kw, c),
-  /// empty for a matmul.
+  /// The convolution's loop ranges (n, [od,] [oh,] ow, f, [kd,] [kh,] kw,
+  /// c), empty for a matmul.
   SmallVector<int64_t> convLoops;
 };
 std::optional<TensorCoreGemm> analyzeTensorCoreGemm(mlir::Operation *anchor,
-                                                    bool allowConv3d = false);
+                                                    bool anySpatialRank = false);
 
 /// The script of a sketch whose kernel a lowering pass builds (gpu.wgmma,
 /// gpu.mfma, gpu.ffma): the anchor annotated `mark` = a dictionary of the

@@ -1,7 +1,7 @@
 //===- GpuFfmaRule.cpp - f32 GEMMs on CUDA cores, built by a pass ---------===//
 //
 // gpu.ffma: an f32 matmul, batch matmul (A stored M x K or K x M, B K x N
-// or N x K) or channels-last 2-D or 3-D convolution (an implicit GEMM) on
+// or N x K) or channels-last 1-D, 2-D or 3-D convolution (an implicit GEMM) on
 // CUDA targets, with at most one fused elementwise consumer, on a kernel built
 // the way fast CUDA-core SGEMMs are:
 //
@@ -79,7 +79,7 @@ bool isNarrowConv(const TensorCoreGemm &gemm) {
 /// Whether `anchor` is such a convolution on a target with TF32 mma.sync.
 bool hasExactTF32Operands(Operation *anchor, const TargetDescription &target) {
   std::optional<TensorCoreGemm> gemm =
-      analyzeTensorCoreGemm(anchor, /*allowConv3d=*/true);
+      analyzeTensorCoreGemm(anchor, /*anySpatialRank=*/true);
   return gemm && isNarrowConv(*gemm) &&
          getCudaComputeCapability(target.chip) >= 80;
 }
@@ -120,7 +120,7 @@ public:
     if (target.family != TargetFamily::Cuda ||
         !hasMmaEpilogueOnly(anchor, /*allowPermutedRead=*/true))
       return false;
-    std::optional<TensorCoreGemm> gemm = analyzeTensorCoreGemm(anchor, /*allowConv3d=*/true);
+    std::optional<TensorCoreGemm> gemm = analyzeTensorCoreGemm(anchor, /*anySpatialRank=*/true);
     if (!gemm)
       return false;
     const MmaContraction &c = gemm->c;
@@ -148,7 +148,7 @@ public:
   /// every 2-D or 3-D one of 64 or more filters faster, up to 3.5x).
   bool prefersDefault(Operation *anchor,
                       const TargetDescription &target) const override {
-    MmaContraction c = analyzeTensorCoreGemm(anchor, /*allowConv3d=*/true)->c;
+    MmaContraction c = analyzeTensorCoreGemm(anchor, /*anySpatialRank=*/true)->c;
     if (c.n < kWarpThreadsN * 4)
       return false;
     auto [blockM, blockN] = defaultBlock(c, target);
@@ -159,7 +159,7 @@ public:
 
   KnobSpace getKnobSpace(Operation *anchor,
                          const TargetDescription &target) const override {
-    TensorCoreGemm gemm = *analyzeTensorCoreGemm(anchor, /*allowConv3d=*/true);
+    TensorCoreGemm gemm = *analyzeTensorCoreGemm(anchor, /*anySpatialRank=*/true);
     const MmaContraction &c = gemm.c;
     auto [blockM, blockN] = defaultBlock(c, target);
     // Deep matmuls take K tiles of 16 by default: half the barriers and
@@ -237,7 +237,7 @@ public:
   LoopNestDescription
   describeLoopNest(Operation *anchor, const TargetDescription &target,
                    const KnobAssignment &knobs) const override {
-    TensorCoreGemm gemm = *analyzeTensorCoreGemm(anchor, /*allowConv3d=*/true);
+    TensorCoreGemm gemm = *analyzeTensorCoreGemm(anchor, /*anySpatialRank=*/true);
     FfmaTiles t = tilesFor(knobs);
     // A thread's 8 x thread.n results play the instruction's part; vectors
     // of 4 along N.

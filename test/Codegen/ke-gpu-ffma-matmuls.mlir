@@ -252,6 +252,29 @@ func.func @conv3d(%out: memref<2x4x4x4x64xf32>, %i: memref<2x6x6x6x8xf32>, %f: m
 
 // -----
 
+// A channels-last 1-D convolution: M the output positions (n, ow), K the
+// taps by the channels; the input element of row m and column k is (n,
+// ow * 2 + (k / 16) * 3, k % 16) at stride 2 and dilation 3.
+// CHECK-LABEL: func.func @conv1d
+// CHECK-NOT: linalg.conv_1d_nwc_wcf
+// CHECK: memref.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : memref<5x16x64xf32> into memref<80x64xf32>
+// CHECK: arith.divui %{{.*}}, %c16
+// CHECK: arith.remui %{{.*}}, %c16
+// CHECK: arith.muli %{{.*}}, %c2
+// CHECK: arith.muli %{{.*}}, %c3
+// CHECK: nvgpu.device_async_copy {{.*}} : memref<2x40x16xf32> to
+// CHECK: vector.store {{.*}} : memref<14x64xf32>, vector<4xf32>
+func.func @conv1d(%out: memref<2x7x64xf32>, %i: memref<2x40x16xf32>, %f: memref<5x16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<2x7x64xf32>)
+  linalg.conv_1d_nwc_wcf {dilations = dense<3> : tensor<1xi64>, strides = dense<2> : tensor<1xi64>,
+                          ke.ffma = {block_m = 64 : i64, block_n = 64 : i64, k_tile = 8 : i64, stages = 2 : i64}}
+    ins(%i, %f : memref<2x40x16xf32>, memref<5x16x64xf32>) outs(%out : memref<2x7x64xf32>)
+  return
+}
+
+// -----
+
 // The mma.sync variant (`mma = 1`, offered on targets that allow TF32):
 // the same blocks, warps and copies, shared rows padded by 8 (a warp's
 // fragment reads, rows t and columns g of 4 x 8 lanes, then hit 32 banks:

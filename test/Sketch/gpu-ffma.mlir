@@ -119,6 +119,23 @@ func.func @conv3d(%i: tensor<16x18x34x34x32xf32>, %f: tensor<3x3x3x32x64xf32>) -
   return %r : tensor<16x16x32x32x64xf32>
 }
 
+// A channels-last 1-D convolution (PyTorch's Conv1d, after
+// ke-convs-to-channels-last) is an implicit GEMM too: M the batch's output
+// positions, K the taps by the channels.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.conv_1d_nwc_wcf
+// CHECK-NEXT: // sketch gpu.ffma
+// ROCM-LABEL: // -----// workload {{.*}} linalg.conv_1d_nwc_wcf
+// ROCM-NOT: gpu.ffma
+// DEFAULT: linalg.conv_1d_nwc_wcf (gpu.ffma)
+func.func @conv1d(%i: tensor<16x1026x64xf32>, %f: tensor<3x64x128xf32>) -> tensor<16x1024x128xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x1024x128xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<16x1024x128xf32>) -> tensor<16x1024x128xf32>
+  %r = linalg.conv_1d_nwc_wcf {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>}
+       ins(%i, %f : tensor<16x1026x64xf32>, tensor<3x64x128xf32>) outs(%c : tensor<16x1024x128xf32>) -> tensor<16x1024x128xf32>
+  return %r : tensor<16x1024x128xf32>
+}
+
 // With 16 filters (of a warp's 64 columns) a 3-D convolution keeps
 // gpu.tile's default; gpu.ffma stays a candidate.
 // CHECK-LABEL: // -----// workload {{.*}} linalg.conv_3d_ndhwc_dhwcf
