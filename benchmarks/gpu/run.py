@@ -505,8 +505,11 @@ def run_ke_problem(name, path, args, ke_opt, target, out_dir, timeout):
     return row
 
 
-def run_torch_problem(name, path, torch, flush, seed):
-    """The PyTorch half of a row."""
+def run_torch_problem(name, path, torch, flush, seed, compile_mode=None):
+    """The PyTorch half of a row. With `compile_mode`, each input set's
+    callable is torch.compile'd in that mode and called once outside the
+    timing (the compile, autotuning included, whose wall time the row keeps
+    as torch_compile_seconds), then timed like eager."""
     try:
         args, _ = parse_signature(path)
         sets = []
@@ -518,10 +521,24 @@ def run_torch_problem(name, path, torch, flush, seed):
             if fn is None:
                 return {"torch_error": "no PyTorch equivalent"}
             sets.append(fn)
+        row = {}
+        if compile_mode:
+            # Every problem's callables are `<lambda>`s of one file name and
+            # line, which Dynamo's frame state mixes up: without a reset, a
+            # later problem ran an earlier one's graph recompiled with
+            # dynamic shapes (no autotuning at its own shape; 2026-11-29).
+            # Each problem is compiled afresh, specialized to its shapes.
+            torch._dynamo.reset()
+            started = time.time()
+            sets = [torch.compile(fn, mode=compile_mode, dynamic=False) for fn in sets]
+            for fn in sets:
+                fn()
+            torch.cuda.synchronize()
+            row["torch_compile_seconds"] = round(time.time() - started, 1)
         seconds, times = time_cuda(sets, flush, torch)
         del sets
         torch.cuda.empty_cache()
-        return {"torch_seconds": seconds, "torch_repeats": len(times)}
+        return {**row, "torch_seconds": seconds, "torch_repeats": len(times)}
     except Exception as e:  # OOM, an op PyTorch lacks: report, go on
         torch.cuda.empty_cache()
         return {"torch_error": f"{type(e).__name__}: {str(e)[:300]}"}
@@ -558,7 +575,8 @@ def markdown(meta, rows):
         "a buffer twice its size, so it holds clean lines); ke's are the "
         "sum of the problem's kernels, each checked against the device reference "
         "(docs/measurement.md). "
-        f"PyTorch: eager, TF32 {'on (ke: +tf32)' if meta.get('target', '').endswith('+tf32') else 'off'}"
+        f"PyTorch: {'torch.compile(mode=' + repr(meta['torch_compile']) + ')' if meta.get('torch_compile') else 'eager'}, "
+        f"TF32 {'on (ke: +tf32)' if meta.get('target', '').endswith('+tf32') else 'off'}"
         f"{' (ke: +3xtf32)' if meta.get('target', '').endswith('+3xtf32') else ''}. "
         "*vs PyTorch* = PyTorch time / ke time (above 1: "
         f"ke is faster). Problems below {MEMORY_BOUND_INTENSITY:.0f} flop/byte are "
@@ -577,6 +595,9 @@ def markdown(meta, rows):
         notes += r.get("ke_problems", [])
         if r.get("torch_error"):
             notes.append("PyTorch: " + r["torch_error"])
+        if r.get("torch_compile_seconds") is not None:
+            notes.append(f"tuning/compile s: ke {r.get('ke_wall_seconds', '?')}, "
+                         f"torch.compile {r['torch_compile_seconds']}")
         if r.get("errors"):
             notes.append("errors: " + ", ".join(f"{k} {v}" for k, v in sorted(r["errors"].items())))
         note = "; ".join(notes).replace("|", "/")
@@ -654,6 +675,11 @@ def main():
     parser.add_argument("--allow-tf32", action="store_true",
                         help="f32 contractions on TF32 tensor cores, ke (target "
                         "cuda:sm_XY+tf32) and PyTorch (allow_tf32) alike")
+    parser.add_argument("--torch-compile", metavar="MODE",
+                        help="time PyTorch through torch.compile(mode=MODE) (e.g. "
+                        "max-autotune: Inductor's Triton autotuning) instead of "
+                        "eager; each problem's compile wall time is reported "
+                        "beside ke's tuning time")
     parser.add_argument("--tf32x3", action="store_true",
                         help="ke's f32 contractions as three TF32 products each "
                         "(target cuda:sm_XY+3xtf32, checked at the f32 "
@@ -733,6 +759,7 @@ def main():
         "target": target, "date": datetime.date.today().isoformat(),
         "ke_version": version.strip().splitlines()[0] if version else "?",
         "copy_bandwidth": bandwidth,
+        "torch_compile": args.torch_compile,
         "command": "python3 benchmarks/gpu/run.py " + " ".join(sys.argv[1:]),
     }
     meta = {**new_meta, **({"merged_from": meta.get("command")} if meta else {})}
@@ -760,7 +787,8 @@ def main():
             timeout = min(args.problem_timeout, args.deadline - 20 - (time.time() - START))
             row.update(run_ke_problem(name, path, args, ke_opt, target, args.out, timeout))
         log(f"[{i + 1}/{len(names)}] {name}: PyTorch")
-        row.update(run_torch_problem(name, path, torch, flush, args.seed))
+        row.update(run_torch_problem(name, path, torch, flush, args.seed,
+                                     args.torch_compile))
         ke, pt = row.get("ke_seconds"), row.get("torch_seconds")
         status = (f"ke {ke * 1e6:.1f} us" if ke else "ke FAILED: " +
                   (row.get("ke_error") or "; ".join(row.get("ke_problems", []))))
