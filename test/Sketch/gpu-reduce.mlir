@@ -56,3 +56,33 @@ func.func @global_sum(%x: tensor<1048576xf32>, %o: tensor<f32>) -> tensor<f32> {
     }
   return %r : tensor<f32>
 }
+
+// Too short for blocks of 16 warps of elements (4096 elements, the small
+// suite's global sum): 2 to 32 blocks whose chunks are whole warps of
+// vectors, rather than one thread summing everything.
+// CHECK-LABEL: // -----// workload {{.*}} linalg.reduce
+// CHECK-NEXT: // sketch gpu.reduce
+// CHECK-NEXT: // knob blocks: 2 4 8 16 [32]
+// CHECK-NEXT: // knob threads: [32] 64 128
+// CHECK: split_reduction %{{.*}} {split_factor = 32, insert_split_dimension = 0}
+func.func @short_global_sum(%x: tensor<4096xf32>, %o: tensor<f32>) -> tensor<f32> {
+  %r = linalg.reduce ins(%x : tensor<4096xf32>) outs(%o : tensor<f32>) dimensions = [0]
+    (%v: f32, %acc: f32) {
+      %s = arith.addf %v, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<f32>
+}
+
+// Shorter still, or with chunks that are not whole warps of vectors: no
+// gpu.reduce (gpu.elementwise sums it in one thread).
+// CHECK-LABEL: // -----// workload {{.*}} linalg.reduce
+// CHECK-NEXT: // no sketch rule applies
+func.func @tiny_global_sum(%x: tensor<640xf32>, %o: tensor<f32>) -> tensor<f32> {
+  %r = linalg.reduce ins(%x : tensor<640xf32>) outs(%o : tensor<f32>) dimensions = [0]
+    (%v: f32, %acc: f32) {
+      %s = arith.addf %v, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<f32>
+}
