@@ -165,17 +165,14 @@ LoopNestDescription ke::describeConvGemmNest(ArrayRef<int64_t> loops,
   // Described as a 2-D convolution (n, oh, ow, f, kh, kw, c); a 3-D one
   // adds od and kd (tiled by 1), a 1-D one drops oh and kh (extent 1).
   bool conv1d = loops.size() == 5, conv3d = loops.size() == 9;
-  SmallVector<int64_t> ranges(loops);
-  if (conv1d) {
-    ranges.insert(ranges.begin() + 3, 1);
-    ranges.insert(ranges.begin() + 1, 1);
-  }
+  unsigned oh0 = conv3d ? 2 : 1;
+  int64_t outH = conv1d ? 1 : loops[oh0];
+  int64_t outW = conv1d ? loops[1] : loops[oh0 + 1];
   // Output pixels as (oh, ow) rows: `rows` pixels cover min(rows, ow) of a
   // row and as many rows as that leaves.
-  unsigned oh0 = conv3d ? 2 : 1;
   auto pixels = [&](int64_t rows) {
-    int64_t ow = std::min(rows, ranges[oh0 + 1]);
-    int64_t oh = std::min(ranges[oh0], std::max<int64_t>(1, rows / ow));
+    int64_t ow = std::min(rows, outW);
+    int64_t oh = std::min(outH, std::max<int64_t>(1, rows / ow));
     return std::make_pair(oh, ow);
   };
   auto [blockOh, blockOw] = pixels(t.blockM);
